@@ -1,0 +1,34 @@
+# Two commands set everything up on a fresh clone: `make book` and `make test`.
+# Both create .venv when it is missing and (re)install kmlib when pyproject.toml changes.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.kmlib-installed
+
+.PHONY: book test student lab clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[book,test]"
+	touch $@
+
+## book: build the website into _build/html (strict, offline; notebooks cached between builds)
+book: $(STAMP)
+	$(BIN)/jupyter-book build --all -W -n --keep-going .
+
+## test: kmlib unit tests, every notebook (nbval) and the student-edition checks
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+## student: solution-free exercise notebooks (.md and .ipynb) in _build/student
+student: $(STAMP)
+	$(BIN)/python tools/student_edition.py exercises _build/student
+
+## lab: open the MyST notebooks as notebooks in JupyterLab (jupytext pairs them on the fly)
+lab: $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+	$(BIN)/jupyter lab --ServerApp.contents_manager_class=jupytext.TextFileContentsManager
+
+clean:
+	rm -rf _build

@@ -1,0 +1,48 @@
+"""Collect the book's MyST notebooks (jupytext ``.md`` files) as nbval notebooks.
+
+nbval only reads ``.ipynb``. Rather than writing converted copies (which would run in the wrong
+folder and litter the tree), the collector below lets nbval read each ``.md`` through jupytext in
+memory. The kernel then runs in the notebook's own folder and test ids name the ``.md`` file.
+"""
+
+from pathlib import Path
+from unittest import mock
+
+import jupytext
+import nbformat
+from nbval.plugin import IPyNbFile
+
+
+def is_jupytext_notebook(path):
+    """True for a ``.md`` file whose front matter declares jupytext and a kernel."""
+    path = Path(path)
+    if path.suffix != ".md":
+        return False
+    head = path.read_text(encoding="utf-8")[:4096]
+    if not head.startswith("---"):
+        return False
+    front_matter = head.split("\n---", 1)[0]
+    return "jupytext:" in front_matter and "kernelspec:" in front_matter
+
+
+class MystNotebook(IPyNbFile):
+    """An nbval notebook item read from jupytext MyST markdown."""
+
+    def collect(self):
+        source = str(self.fspath)
+        real_read = nbformat.read
+
+        def read(path, as_version=4, **kwargs):
+            if str(path) == source:
+                return jupytext.read(source)
+            return real_read(path, as_version=as_version, **kwargs)
+
+        with mock.patch.object(nbformat, "read", read):
+            yield from super().collect()
+
+
+def pytest_collect_file(file_path, parent):
+    options = parent.config.option
+    wants_notebooks = getattr(options, "nbval", False) or getattr(options, "nbval_lax", False)
+    if wants_notebooks and is_jupytext_notebook(file_path):
+        return MystNotebook.from_parent(parent, path=file_path)

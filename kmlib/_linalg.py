@@ -1,0 +1,121 @@
+"""Dense linear algebra for symmetric positive (semi-)definite matrices.
+
+The rules every kmlib model follows: factorise with Cholesky, add jitter only when the plain
+factorisation fails, never form an explicit inverse, and take log-determinants from the factor.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import linalg
+
+__all__ = ["cholesky", "cho_solve", "solve_lower", "log_det", "solve_psd"]
+
+#: Relative jitter tried first, as a multiple of the mean diagonal entry.
+INITIAL_JITTER = 1e-10
+#: Largest relative jitter tried before giving up.
+MAX_JITTER = 1e-4
+
+
+def cholesky(A, *, initial_jitter=INITIAL_JITTER, max_jitter=MAX_JITTER):
+    """Lower Cholesky factor of a symmetric positive definite matrix, with jitter if needed.
+
+    The plain factorisation is tried first. If it fails, ``jitter * mean(diag(A))`` is added to
+    the diagonal, starting at ``initial_jitter`` and growing tenfold up to ``max_jitter``.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, n)
+        Symmetric matrix that should be positive definite.
+    initial_jitter, max_jitter : float
+        Smallest and largest relative jitter to try.
+
+    Returns
+    -------
+    L : ndarray of shape (n, n)
+        Lower-triangular factor with ``L @ L.T == A + jitter * I``.
+    jitter : float
+        Absolute jitter that was added to the diagonal (0.0 when none was needed).
+
+    Raises
+    ------
+    ValueError
+        If ``A`` is not square or contains non-finite values.
+    numpy.linalg.LinAlgError
+        If ``A`` is not positive definite even with the largest jitter.
+    """
+    A = np.asarray(A, dtype=np.float64)
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"A must be a square matrix; got shape {A.shape}")
+    if not np.all(np.isfinite(A)):
+        raise ValueError("A contains NaN or infinite values")
+    try:
+        return linalg.cholesky(A, lower=True, check_finite=False), 0.0
+    except linalg.LinAlgError:
+        pass
+    scale = np.mean(np.abs(np.diag(A))) or 1.0
+    relative = initial_jitter
+    while relative <= max_jitter * (1 + 1e-12):
+        jitter = relative * scale
+        try:
+            L = linalg.cholesky(A + jitter * np.eye(A.shape[0]), lower=True, check_finite=False)
+            return L, jitter
+        except linalg.LinAlgError:
+            relative *= 10.0
+    smallest = linalg.eigvalsh(A, subset_by_index=[0, 0], check_finite=False)[0]
+    raise np.linalg.LinAlgError(
+        f"matrix is not positive definite: its smallest eigenvalue is {smallest:.3g} and a "
+        f"jitter of {max_jitter:g} x mean(diag) did not help; check that the kernel is valid, "
+        "remove duplicate inputs, or add noise (a White kernel or a larger noise variance)"
+    )
+
+
+def cho_solve(L, B):
+    """Solve ``A X = B`` given the lower Cholesky factor ``L`` of ``A``.
+
+    Parameters
+    ----------
+    L : ndarray of shape (n, n)
+    B : ndarray of shape (n,) or (n, k)
+
+    Returns
+    -------
+    X : ndarray of the same shape as ``B``
+    """
+    return linalg.cho_solve((L, True), B, check_finite=False)
+
+
+def solve_lower(L, B):
+    """Solve ``L X = B`` for lower-triangular ``L`` (forward substitution).
+
+    Parameters
+    ----------
+    L : ndarray of shape (n, n)
+    B : ndarray of shape (n,) or (n, k)
+
+    Returns
+    -------
+    X : ndarray of the same shape as ``B``
+    """
+    return linalg.solve_triangular(L, B, lower=True, check_finite=False)
+
+
+def log_det(L):
+    """``log det A = 2 sum_i log L_ii`` from the lower Cholesky factor ``L`` of ``A``."""
+    return 2.0 * np.sum(np.log(np.diag(L)))
+
+
+def solve_psd(A, B):
+    """Solve ``A X = B`` for symmetric positive definite ``A`` by Cholesky (jitter if needed).
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, n)
+    B : ndarray of shape (n,) or (n, k)
+
+    Returns
+    -------
+    X : ndarray of the same shape as ``B``
+    """
+    L, _ = cholesky(A)
+    return cho_solve(L, B)

@@ -1,0 +1,76 @@
+"""Input checks shared by kmlib's kernels and estimators.
+
+Every check raises :class:`ValueError` with a message that names the argument and says what was
+expected, so that a reader who passes the wrong thing learns what to fix.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = ["as_inputs", "check_positive", "check_matching_features"]
+
+
+def as_inputs(X, name="X"):
+    """Return ``X`` as a finite float64 array of shape ``(n, d)``.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d) or (n,)
+        Input points. A one-dimensional array is read as ``n`` points in one dimension.
+    name : str
+        Name of the argument, used in error messages.
+
+    Returns
+    -------
+    X : ndarray of shape (n, d)
+    """
+    try:
+        X = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric array of shape (n, d); {exc}") from None
+    if X.ndim == 1:
+        X = X[:, np.newaxis]
+    if X.ndim != 2:
+        raise ValueError(f"{name} must have shape (n, d) or (n,); got an array of shape {X.shape}")
+    if X.shape[0] == 0:
+        raise ValueError(f"{name} is empty: it needs at least one point")
+    if not np.all(np.isfinite(X)):
+        bad = "NaN" if np.isnan(X).any() else "infinite"
+        raise ValueError(f"{name} contains {bad} values; kernels need finite inputs")
+    return X
+
+
+def check_matching_features(X, Y, xname="X", yname="Y"):
+    """Raise if two input arrays of shape ``(n, d)`` and ``(m, d')`` have ``d != d'``."""
+    if X.shape[1] != Y.shape[1]:
+        raise ValueError(
+            f"{xname} has {X.shape[1]} features but {yname} has {Y.shape[1]}; "
+            "a kernel compares points of the same dimension"
+        )
+
+
+def check_positive(value, name, allow_zero=False):
+    """Return ``value`` as a float or float array after checking that it is finite and positive.
+
+    Parameters
+    ----------
+    value : float or array_like
+        A hyperparameter value.
+    name : str
+        Its name, used in the error message.
+    allow_zero : bool
+        Accept zero (for additive terms such as a bias that may be switched off).
+    """
+    if isinstance(value, numbers.Real):
+        arr = np.float64(value)
+    else:
+        arr = np.asarray(value, dtype=np.float64)
+    if arr.size == 0 or not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite; got {value!r}")
+    if np.any(arr < 0) or (not allow_zero and np.any(arr == 0)):
+        which = "non-negative" if allow_zero else "positive"
+        raise ValueError(f"{name} must be {which}; got {value!r}")
+    return arr
