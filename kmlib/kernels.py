@@ -1237,8 +1237,9 @@ class Bilinear(Kernel):
             raise ValueError(f"A must have shape ({d}, {d}) for {d}-dimensional inputs")
         if not np.all(np.isfinite(A)) or not np.allclose(A, A.T, rtol=1e-12, atol=0):
             raise ValueError("A must be finite and symmetric")
-        smallest = np.linalg.eigvalsh(A)[0]
-        if smallest < -1e-12 * max(1.0, np.abs(A).max()):
+        eigenvalues = np.linalg.eigvalsh(A)
+        smallest = eigenvalues[0]
+        if smallest < -1e-12 * np.abs(eigenvalues).max():
             raise ValueError(
                 f"A must be positive semidefinite for x^T A x' to be a kernel (PRML 6.20); "
                 f"its smallest eigenvalue is {smallest:.3g}"

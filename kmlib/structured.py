@@ -12,8 +12,6 @@ import re
 from collections import Counter
 
 import numpy as np
-from scipy.signal import lfilter
-
 from ._linalg import cholesky, log_det, solve_lower
 from ._validation import as_inputs, check_positive
 from .kernels import Kernel
@@ -148,9 +146,9 @@ class SubsequenceString(_Structured):
             if i == n:
                 return M.sum()  # K_n(s, t) = sum over matched last characters
             # K''_i(s[:a], t[:b]) = lambda K''_i(s[:a], t[:b-1]) + M[a, b]   (along t)
-            Kpp = lfilter([1.0], [1.0, -lam], M, axis=1)
+            Kpp = _discounted_cumsum(M, lam, axis=1)
             # K'_i(s[:a], t[:b]) = lambda K'_i(s[:a-1], t[:b]) + K''_i(s[:a], t[:b])   (along s)
-            Kp = lfilter([1.0], [1.0, -lam], Kpp, axis=0)
+            Kp = _discounted_cumsum(Kpp, lam, axis=0)
         raise AssertionError("unreachable")
 
     def _pair(self, s, t):
@@ -159,6 +157,14 @@ class SubsequenceString(_Structured):
             return value
         norm = np.sqrt(self._raw(s, s) * self._raw(t, t))
         return value / norm if norm > 0 else 0.0
+
+
+def _discounted_cumsum(M, lam, axis):
+    """``y[i] = M[i] + lam * y[i - 1]`` along ``axis``: the recursions of Lodhi et al."""
+    y = np.moveaxis(np.array(M, dtype=np.float64), axis, 0)
+    for i in range(1, y.shape[0]):
+        y[i] += lam * y[i - 1]
+    return np.moveaxis(y, 0, axis)
 
 
 def _tokens(document):

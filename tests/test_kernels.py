@@ -225,8 +225,9 @@ def test_rule_6_20_bilinear_form(X):
     A = B @ B.T
     Y = X[:4] - 0.3
     assert_allclose(K.Bilinear(A)(X, Y), X @ A @ Y.T)
-    with pytest.raises(ValueError, match="positive semidefinite"):
-        K.Bilinear(np.diag([1.0, -1.0, 1.0]))(X)
+    for scale in (1.0, 1e-6):  # the test is relative, so a tiny indefinite A is caught too
+        with pytest.raises(ValueError, match="positive semidefinite"):
+            K.Bilinear(scale * np.diag([1.0, -1.0, 1.0]))(X)
     with pytest.raises(ValueError, match="symmetric"):
         K.Bilinear([[1.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])(X)
 
