@@ -33,11 +33,12 @@ def execute(text, folder):
     try:
         client.execute()
     except CellExecutionError:
-        for cell in notebook.cells:
-            for output in cell.get("outputs", []):
-                if output.get("output_type") == "error":
-                    return cell.source, f"{output['ename']}: {output['evalue']}"
-        raise
+        pass
+    # an error output also counts when the cell itself succeeded (a figure that failed to draw)
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                return cell.source, f"{output['ename']}: {output['evalue']}"
     return None
 
 
