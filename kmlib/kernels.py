@@ -859,17 +859,10 @@ def _count(X, name):
     return len(X)
 
 
-class Constant(Kernel):
-    r"""Constant kernel :math:`k(\mathbf x, \mathbf x') = c`; ``c * k`` multiplies by one.
+class _InputFree(Kernel):
+    """Kernels whose values ignore the inputs: they only count them, so any inputs will do.
 
-    It takes inputs of any kind (it only counts them), so it combines with the structured
-    kernels of :mod:`kmlib.structured` too.
-
-    Parameters
-    ----------
-    variance : float
-        :math:`c > 0`.
-    limits : dict, optional
+    That lets them combine with the structured kernels of :mod:`kmlib.structured` too.
     """
 
     _hyperparameters = (Hyperparameter("variance"),)
@@ -884,11 +877,6 @@ class Constant(Kernel):
     def _check_pair(self, X, Y):
         pass
 
-    def _gram(self, X, Y, h):
-        n = _count(X, "X")
-        m = n if Y is None else _count(Y, "Y")
-        return np.full((n, m), float(h.variance))
-
     def _gram_and_gradient(self, X, h):
         K = self._gram(X, None, h)
         return K, {"variance": K}
@@ -897,7 +885,23 @@ class Constant(Kernel):
         return np.full(_count(X, "X"), float(h.variance))
 
 
-class White(Kernel):
+class Constant(_InputFree):
+    r"""Constant kernel :math:`k(\mathbf x, \mathbf x') = c`; ``c * k`` multiplies by one.
+
+    Parameters
+    ----------
+    variance : float
+        :math:`c > 0`.
+    limits : dict, optional
+    """
+
+    def _gram(self, X, Y, h):
+        n = _count(X, "X")
+        m = n if Y is None else _count(Y, "Y")
+        return np.full((n, m), float(h.variance))
+
+
+class White(_InputFree):
     r"""White-noise kernel: :math:`\sigma^2 \mathbf I` on the Gram matrix, zero between sets.
 
     ``k(X)`` is :math:`\sigma^2 \mathbf I` while ``k(X, Y)`` is zero even when ``Y`` is ``X``:
@@ -911,30 +915,11 @@ class White(Kernel):
     limits : dict, optional
     """
 
-    _hyperparameters = (Hyperparameter("variance"),)
-
-    def __init__(self, variance=1.0, limits=None):
-        self.variance = variance
-        self.limits = limits
-
-    def _check_inputs(self, X, name):
-        return X
-
-    def _check_pair(self, X, Y):
-        pass
-
     def _gram(self, X, Y, h):
         n = _count(X, "X")
         if Y is None:
             return float(h.variance) * np.eye(n)
         return np.zeros((n, _count(Y, "Y")))
-
-    def _gram_and_gradient(self, X, h):
-        K = self._gram(X, None, h)
-        return K, {"variance": K}
-
-    def _diag(self, X, h):
-        return np.full(_count(X, "X"), float(h.variance))
 
 
 # ====================================================================== building new kernels
@@ -976,13 +961,8 @@ class _Combination(Kernel):
         return X  # the inner kernels check their own inputs
 
 
-class Sum(_Combination):
-    r"""Sum of two kernels, :math:`k_1 + k_2`: PRML (6.17), and (6.21) with :class:`Subspace`.
-
-    Parameters
-    ----------
-    k1, k2 : Kernel
-    """
+class _Pair(_Combination):
+    """A kernel made of two inner kernels ``k1`` and ``k2``."""
 
     def __init__(self, k1, k2):
         self.k1 = k1
@@ -990,6 +970,15 @@ class Sum(_Combination):
 
     def _parts(self):
         return [("k1", self.k1), ("k2", self.k2)]
+
+
+class Sum(_Pair):
+    r"""Sum of two kernels, :math:`k_1 + k_2`: PRML (6.17), and (6.21) with :class:`Subspace`.
+
+    Parameters
+    ----------
+    k1, k2 : Kernel
+    """
 
     def __call__(self, X, Y=None, eval_gradient=False):
         if eval_gradient:
@@ -1005,20 +994,13 @@ class Sum(_Combination):
         return f"{self.k1!r} + {self.k2!r}"
 
 
-class Product(_Combination):
+class Product(_Pair):
     r"""Product of two kernels, :math:`k_1 k_2`: PRML (6.18), and (6.22) with :class:`Subspace`.
 
     Parameters
     ----------
     k1, k2 : Kernel
     """
-
-    def __init__(self, k1, k2):
-        self.k1 = k1
-        self.k2 = k2
-
-    def _parts(self):
-        return [("k1", self.k1), ("k2", self.k2)]
 
     def __call__(self, X, Y=None, eval_gradient=False):
         if eval_gradient:
