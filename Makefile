@@ -8,14 +8,23 @@ STAMP  := $(VENV)/.kmlib-installed
 
 .PHONY: book test student lab clean
 
+# The execution cache keys on each notebook's own code, so it cannot see a change in kmlib:
+# drop the cache whenever a kmlib source file is newer than the last build.
+KMLIB_SOURCES := $(wildcard kmlib/*.py kmlib/*/*.py)
+CACHE_STAMP   := _build/.kmlib-sources
+
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[book,test]"
 	touch $@
 
 ## book: build the website into _build/html (strict, offline; notebooks cached between builds)
-book: $(STAMP)
+book: $(STAMP) $(CACHE_STAMP)
 	$(BIN)/jupyter-book build --all -W -n --keep-going .
+
+$(CACHE_STAMP): $(KMLIB_SOURCES)
+	rm -rf _build/.jupyter_cache
+	mkdir -p _build && touch $@
 
 ## test: kmlib unit tests, every notebook (nbval) and the student-edition checks
 test: $(STAMP)
