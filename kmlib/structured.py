@@ -12,6 +12,7 @@ import re
 from collections import Counter
 
 import numpy as np
+
 from ._linalg import cholesky, log_det, solve_lower
 from ._validation import as_inputs, check_positive
 from .kernels import Kernel

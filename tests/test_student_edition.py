@@ -30,15 +30,18 @@ def execute(text, folder):
     client = NotebookClient(
         notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
     )
+    failed = None
     try:
         client.execute()
-    except CellExecutionError:
-        pass
+    except CellExecutionError as error:
+        failed = error
     # an error output also counts when the cell itself succeeded (a figure that failed to draw)
     for cell in notebook.cells:
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":
                 return cell.source, f"{output['ename']}: {output['evalue']}"
+    if failed is not None:
+        raise failed  # a failure that left no error output is not one we can attribute
     return None
 
 
