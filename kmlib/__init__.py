@@ -5,10 +5,14 @@ Modules (one algorithm each):
 * :mod:`kmlib.kernels` — kernel functions, their hyperparameter gradients and the closure rules
   of PRML (6.13)–(6.22);
 * :mod:`kmlib.structured` — kernels on sets, strings, documents and distributions, and the Fisher
-  kernel.
+  kernel;
+* :mod:`kmlib.gp` — Gaussian-process regression, its evidence and type-II maximum likelihood;
+* :mod:`kmlib.laplace` — Gaussian-process classification with the Laplace approximation;
+* :mod:`kmlib.smoothing` — Nadaraya–Watson kernel regression;
+* :mod:`kmlib.datasets` — seeded synthetic data sets of the book.
 """
 
-from . import kernels, structured
+from . import datasets, gp, kernels, laplace, smoothing, structured
 
-__all__ = ["kernels", "structured"]
+__all__ = ["datasets", "gp", "kernels", "laplace", "smoothing", "structured"]
 __version__ = "0.1.0"

@@ -8,8 +8,16 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import linalg
+from scipy.linalg import lapack
 
-__all__ = ["cholesky", "cho_solve", "solve_lower", "log_det", "solve_psd"]
+__all__ = [
+    "cholesky",
+    "cho_solve",
+    "solve_lower",
+    "log_det",
+    "solve_psd",
+    "inverse_from_cholesky",
+]
 
 #: Relative jitter tried first, as a multiple of the mean diagonal entry.
 INITIAL_JITTER = 1e-10
@@ -103,6 +111,28 @@ def solve_lower(L, B):
 def log_det(L):
     """``log det A = 2 sum_i log L_ii`` from the lower Cholesky factor ``L`` of ``A``."""
     return 2.0 * np.sum(np.log(np.diag(L)))
+
+
+def inverse_from_cholesky(L):
+    """``A^{-1}`` from the lower Cholesky factor ``L`` of ``A`` (LAPACK ``potri``).
+
+    Only for quantities that need the whole inverse, such as the trace terms of evidence
+    gradients (PRML 6.70); solve linear systems with :func:`cho_solve` instead.
+
+    Parameters
+    ----------
+    L : ndarray of shape (n, n)
+
+    Returns
+    -------
+    A_inv : ndarray of shape (n, n)
+        Symmetric, both triangles filled.
+    """
+    inverse, info = lapack.dpotri(L, lower=True)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"potri failed with info={info}: L is singular")
+    lower = np.tril(inverse)
+    return lower + np.tril(inverse, -1).T
 
 
 def solve_psd(A, B):

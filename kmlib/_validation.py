@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["as_inputs", "check_positive", "check_matching_features"]
+__all__ = ["as_inputs", "as_generator", "check_positive", "check_matching_features"]
 
 
 def as_inputs(X, name="X"):
@@ -74,3 +74,14 @@ def check_positive(value, name, allow_zero=False):
         which = "non-negative" if allow_zero else "positive"
         raise ValueError(f"{name} must be {which}; got {value!r}")
     return arr
+
+
+def as_generator(random_state):
+    """A random generator from a seed, a ``Generator``, a ``RandomState`` or ``None``.
+
+    ``RandomState`` objects are passed through (they have the same ``standard_normal`` and
+    ``uniform`` methods); anything else goes to :func:`numpy.random.default_rng`.
+    """
+    if isinstance(random_state, (np.random.Generator, np.random.RandomState)):
+        return random_state
+    return np.random.default_rng(random_state)

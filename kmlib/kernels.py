@@ -183,9 +183,7 @@ class Kernel:
     @property
     def bounds(self):
         """Log bounds of ``theta``, ndarray of shape (n_theta, 2)."""
-        rows = [
-            np.tile(np.log(limits), (np.size(value), 1)) for _, value, limits in self._free()
-        ]
+        rows = [np.tile(np.log(limits), (np.size(value), 1)) for _, value, limits in self._free()]
         return np.vstack(rows) if rows else np.zeros((0, 2))
 
     @property
@@ -407,9 +405,7 @@ class Matern(_Stationary):
         log_c = (1.0 - nu) * np.log(2.0) - gammaln(nu)
         with np.errstate(over="ignore", invalid="ignore"):
             shape[positive] = np.exp(log_c + nu * np.log(zp) + np.log(kve(nu, zp)) - zp)
-            dshape_dz[positive] = -np.exp(
-                log_c + nu * np.log(zp) + np.log(kve(nu - 1.0, zp)) - zp
-            )
+            dshape_dz[positive] = -np.exp(log_c + nu * np.log(zp) + np.log(kve(nu - 1.0, zp)) - zp)
         # K_nu(z) overflows for large nu at small z; there the integral form is exact
         overflow = ~(np.isfinite(shape) & np.isfinite(dshape_dz))
         if np.any(overflow):
@@ -773,8 +769,9 @@ class ArcSine(Kernel):
 
         ones = np.ones_like(b)
         grads = {
-            "bias_variance": dK(h.bias_variance, h.bias_variance * ones[:, None],
-                                h.bias_variance * ones[None, :]),
+            "bias_variance": dK(
+                h.bias_variance, h.bias_variance * ones[:, None], h.bias_variance * ones[None, :]
+            ),
             "variance": K,
         }
         if np.ndim(w) == 0:

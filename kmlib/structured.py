@@ -32,7 +32,9 @@ class _Structured(Kernel):
 
     def _check_inputs(self, X, name):
         if isinstance(X, (str, bytes)) or not hasattr(X, "__len__"):
-            raise ValueError(f"{name} must be a sequence of objects (a list), got {type(X).__name__}")
+            raise ValueError(
+                f"{name} must be a sequence of objects (a list), got {type(X).__name__}"
+            )
         if len(X) == 0:
             raise ValueError(f"{name} is empty: it needs at least one object")
         return [self._check_item(item, name) for item in X]

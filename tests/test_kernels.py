@@ -265,30 +265,47 @@ def test_agreement_with_scikit_learn_kernels(X):
     for nu in (0.5, 1.5, 2.5, 0.8, 3.7):
         # scikit-learn differentiates the general-nu Matern numerically, so compare values
         # there (our analytic gradient meets central differences in its own test)
-        sk_agree(K.Matern(0.9, 1.4, nu=nu), C(1.4) * skgp.kernels.Matern(0.9, nu=nu), X, Y,
-                 reorder=[1, 0], gradient=nu in (0.5, 1.5, 2.5))
-    sk_agree(K.Exponential(0.6), skgp.kernels.Matern(0.6, nu=0.5), X[:, :1], Y[:, :1],
-             reorder=[0])
-    sk_agree(K.RationalQuadratic(0.9, 1.3, 0.7),
-             C(1.3) * skgp.kernels.RationalQuadratic(length_scale=0.9, alpha=0.7), X, Y,
-             reorder=[1, 2, 0])  # scikit-learn orders hyperparameters by name
+        sk_agree(
+            K.Matern(0.9, 1.4, nu=nu),
+            C(1.4) * skgp.kernels.Matern(0.9, nu=nu),
+            X,
+            Y,
+            reorder=[1, 0],
+            gradient=nu in (0.5, 1.5, 2.5),
+        )
+    sk_agree(K.Exponential(0.6), skgp.kernels.Matern(0.6, nu=0.5), X[:, :1], Y[:, :1], reorder=[0])
+    sk_agree(
+        K.RationalQuadratic(0.9, 1.3, 0.7),
+        C(1.3) * skgp.kernels.RationalQuadratic(length_scale=0.9, alpha=0.7),
+        X,
+        Y,
+        reorder=[1, 2, 0],
+    )  # scikit-learn orders hyperparameters by name
     # one-dimensional inputs: in several dimensions our periodic kernel is the product form
-    sk_agree(K.Periodic(0.9, 1.6, 2.3),
-             C(1.6) * skgp.kernels.ExpSineSquared(length_scale=0.9, periodicity=2.3),
-             X[:, :1], Y[:, :1], reorder=[1, 0, 2])
+    sk_agree(
+        K.Periodic(0.9, 1.6, 2.3),
+        C(1.6) * skgp.kernels.ExpSineSquared(length_scale=0.9, periodicity=2.3),
+        X[:, :1],
+        Y[:, :1],
+        reorder=[1, 0, 2],
+    )
     sk_agree(K.Constant(2.5), C(2.5), X, Y)
-    sk_agree(K.Linear(0.7), C(0.7) * skgp.kernels.DotProduct(sigma_0=0.0,
-                                                              sigma_0_bounds="fixed"), X, Y)
+    sk_agree(
+        K.Linear(0.7), C(0.7) * skgp.kernels.DotProduct(sigma_0=0.0, sigma_0_bounds="fixed"), X, Y
+    )
     white, sk_white = K.White(0.3), skgp.kernels.WhiteKernel(0.3)
     sk_agree(white, sk_white, X, Y)
 
 
 def test_agreement_with_scikit_learn_pairwise_kernels(X):
     Y = X[:5] * 0.5
-    assert_allclose(K.Polynomial(degree=3, bias=0.5, variance=1.0)(X, Y),
-                    pairwise.polynomial_kernel(X, Y, degree=3, gamma=1.0, coef0=0.5))
-    assert_allclose(K.Sigmoid(scale=0.3, bias=-1.0)(X, Y),
-                    pairwise.sigmoid_kernel(X, Y, gamma=0.3, coef0=-1.0))
+    assert_allclose(
+        K.Polynomial(degree=3, bias=0.5, variance=1.0)(X, Y),
+        pairwise.polynomial_kernel(X, Y, degree=3, gamma=1.0, coef0=0.5),
+    )
+    assert_allclose(
+        K.Sigmoid(scale=0.3, bias=-1.0)(X, Y), pairwise.sigmoid_kernel(X, Y, gamma=0.3, coef0=-1.0)
+    )
     assert_allclose(K.Linear()(X, Y), pairwise.linear_kernel(X, Y))
     assert_allclose(K.RBF(lengthscale=0.8)(X, Y), pairwise.rbf_kernel(X, Y, gamma=1 / (2 * 0.64)))
 
@@ -348,7 +365,7 @@ def test_isotropic_equals_ard_with_equal_lengthscales(X):
 
 def test_prml_kernel_is_the_sum_of_its_terms(X):
     t0, t1, t2, t3 = 1.5, 4.0, 10.0, 5.0
-    expected = (t0 * K.RBF(lengthscale=1 / np.sqrt(t1))(X) + t2 + t3 * X @ X.T)
+    expected = t0 * K.RBF(lengthscale=1 / np.sqrt(t1))(X) + t2 + t3 * X @ X.T
     assert_allclose(K.PRMLKernel(t0, t1, t2, t3)(X), expected, rtol=1e-13)
 
 
@@ -362,9 +379,7 @@ def test_arcsine_kernel_is_the_covariance_of_an_erf_unit():
     u1 = np.sqrt(sw2) * nodes[None, :]
     w = weights[:, None] * weights[None, :]
     x = np.array([-1.2, 0.0, 0.4, 2.0])
-    expected = np.array(
-        [[np.sum(w * erf(u0 + u1 * a) * erf(u0 + u1 * b)) for b in x] for a in x]
-    )
+    expected = np.array([[np.sum(w * erf(u0 + u1 * a) * erf(u0 + u1 * b)) for b in x] for a in x])
     ours = K.ArcSine(weight_variance=sw2, bias_variance=sb2)(x[:, None])
     assert_allclose(ours, expected, atol=1e-12)
 
@@ -391,18 +406,24 @@ def test_clone_and_nested_parameters():
         (lambda: K.Linear()(np.zeros((3, 2)), np.zeros((4, 3))), "X has 2 features but Y has 3"),
         (lambda: K.RBF(lengthscale=0.0)(np.zeros((2, 1))), "lengthscale must be positive"),
         (lambda: K.RBF(lengthscale=-1.0)(np.zeros((2, 1))), "lengthscale must be positive"),
-        (lambda: K.Matern(lengthscale=[1.0, -2.0])(np.zeros((2, 2))),
-         "lengthscale must be positive"),
-        (lambda: K.RBF(lengthscale=[1.0, 2.0])(np.zeros((2, 3))),
-         "lengthscale has 2 entries but the inputs have 3 features"),
+        (
+            lambda: K.Matern(lengthscale=[1.0, -2.0])(np.zeros((2, 2))),
+            "lengthscale must be positive",
+        ),
+        (
+            lambda: K.RBF(lengthscale=[1.0, 2.0])(np.zeros((2, 3))),
+            "lengthscale has 2 entries but the inputs have 3 features",
+        ),
         (lambda: K.RBF(variance=np.nan)(np.zeros((2, 1))), "variance must be finite"),
         (lambda: K.Matern(nu=0.0)(np.zeros((2, 1))), "nu must be positive"),
         (lambda: K.Polynomial(degree=1.5)(np.zeros((2, 1))), "degree must be a positive integer"),
         (lambda: K.Periodic(lengthscale=[1.0, 2.0])(np.zeros((2, 2))), "single lengthscale"),
         (lambda: K.RBF()(np.zeros((2, 2, 2))), "X must have shape"),
         (lambda: K.RBF()(np.zeros((0, 2))), "X is empty"),
-        (lambda: K.RBF()(np.zeros((2, 1)), np.zeros((2, 1)), eval_gradient=True),
-         "eval_gradient=True needs Y=None"),
+        (
+            lambda: K.RBF()(np.zeros((2, 1)), np.zeros((2, 1)), eval_gradient=True),
+            "eval_gradient=True needs Y=None",
+        ),
         (lambda: K.RBF(limits={"scale": (1, 2)}).theta, "unknown hyperparameters"),
         (lambda: K.RBF(limits={"variance": (2, 1)}).theta, "0 < low < high"),
         (lambda: (K.RBF() + K.Linear())(np.array([[np.nan]])), "X contains NaN"),

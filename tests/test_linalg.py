@@ -48,3 +48,11 @@ def test_solves_and_log_determinant():
     assert_allclose(L @ _linalg.solve_lower(L, B), B, atol=1e-12)
     sign, logdet = np.linalg.slogdet(A)
     assert sign > 0 and _linalg.log_det(L) == pytest.approx(logdet, rel=1e-13)
+
+
+def test_inverse_from_cholesky_is_symmetric_and_inverts():
+    A = spd(30, seed=5)
+    L, _ = _linalg.cholesky(A)
+    A_inv = _linalg.inverse_from_cholesky(L)
+    assert_allclose(A_inv, A_inv.T, rtol=0, atol=0)
+    assert_allclose(A_inv @ A, np.eye(30), atol=1e-10)

@@ -1,6 +1,6 @@
 """Tests of kmlib.structured against brute force, quadrature and explicit feature maps."""
 
-from itertools import chain, combinations, product
+from itertools import chain, combinations
 
 import numpy as np
 import pytest
@@ -70,16 +70,18 @@ def test_subsequence_kernel_equals_brute_force_enumeration():
     words += ["cat", "car", "bar"]
     for order, decay in [(1, 0.5), (2, 0.5), (3, 0.8), (2, 1.0)]:
         kernel = SubsequenceString(order=order, decay=decay, normalize=False)
-        expected = [[brute_force_subsequence_kernel(s, t, order, decay) for t in words]
-                    for s in words]
+        expected = [
+            [brute_force_subsequence_kernel(s, t, order, decay) for t in words] for s in words
+        ]
         assert_allclose(kernel(words), expected, rtol=1e-12, atol=1e-15)
 
 
 def test_subsequence_kernel_worked_example():
     # Lodhi et al. (2002), order 2: k(cat, car) = lambda^4 from the shared subsequence "ca"
     lam = 0.7
-    assert SubsequenceString(order=2, decay=lam, normalize=False)(["cat"], ["car"])[0, 0] == \
-        pytest.approx(lam**4, rel=1e-14)
+    assert SubsequenceString(order=2, decay=lam, normalize=False)(["cat"], ["car"])[
+        0, 0
+    ] == pytest.approx(lam**4, rel=1e-14)
 
 
 def test_normalized_subsequence_kernel_is_a_valid_cosine():
@@ -143,11 +145,15 @@ def test_probability_product_matches_quadrature(rho):
     (m1, S1), (m2, S2) = random_gaussian(rng, 2), random_gaussian(rng, 2)
     p1, p2 = stats.multivariate_normal(m1, S1), stats.multivariate_normal(m2, S2)
     numeric, _ = integrate.dblquad(
-        lambda y, x: (p1.pdf([x, y]) * p2.pdf([x, y])) ** rho, -15, 15, -15, 15,
-        epsabs=1e-13, epsrel=1e-11,
+        lambda y, x: (p1.pdf([x, y]) * p2.pdf([x, y])) ** rho,
+        -15,
+        15,
+        -15,
+        15,
+        epsabs=1e-13,
+        epsrel=1e-11,
     )
-    assert ProbabilityProduct(rho)([(m1, S1)], [(m2, S2)])[0, 0] == pytest.approx(numeric,
-                                                                                   rel=1e-8)
+    assert ProbabilityProduct(rho)([(m1, S1)], [(m2, S2)])[0, 0] == pytest.approx(numeric, rel=1e-8)
 
 
 def test_probability_product_isotropic_case_is_an_rbf_kernel():
@@ -194,8 +200,10 @@ def test_fisher_kernel_is_invariant_to_reparametrisation():
     # Bernoulli p(x | mu): score (x - mu) / (mu (1 - mu)), F = 1 / (mu (1 - mu)); in the
     # log-odds eta the score is x - mu and F = mu (1 - mu). The kernels agree; (6.36) does not.
     mu, x = 0.3, np.array([0.0, 1.0])
-    by_mu = Fisher(lambda X: ((np.asarray(X) - mu) / (mu * (1 - mu)))[:, None],
-                   information=[[1 / (mu * (1 - mu))]])
+    by_mu = Fisher(
+        lambda X: ((np.asarray(X) - mu) / (mu * (1 - mu)))[:, None],
+        information=[[1 / (mu * (1 - mu))]],
+    )
     by_eta = Fisher(lambda X: (np.asarray(X) - mu)[:, None], information=[[mu * (1 - mu)]])
     assert_allclose(by_mu(x), by_eta(x), rtol=1e-13)
     assert by_mu(x)[1, 1] == pytest.approx((1 - mu) / mu, rel=1e-13)
@@ -226,7 +234,12 @@ def test_bad_input_raises_a_value_error_that_names_the_problem(call, message):
 
 
 def test_structured_kernels_have_no_hyperparameters():
-    for kernel in (SetIntersection(), SubsequenceString(), TfidfCosine(CORPUS),
-                   ProbabilityProduct(), Fisher(lambda X: np.asarray(X, float)[:, None])):
+    for kernel in (
+        SetIntersection(),
+        SubsequenceString(),
+        TfidfCosine(CORPUS),
+        ProbabilityProduct(),
+        Fisher(lambda X: np.asarray(X, float)[:, None]),
+    ):
         assert kernel.theta.shape == (0,)
         assert kernel.bounds.shape == (0, 2)
