@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.kmlib-installed
 
-.PHONY: book test student lab clean
+.PHONY: book test student lab bench clean
 
 # The execution cache keys on each notebook's own code, so it cannot see a change in kmlib:
 # drop the cache whenever a kmlib source file is newer than the last build.
@@ -38,6 +38,10 @@ student: $(STAMP)
 lab: $(STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev]"
 	$(BIN)/jupyter lab --ServerApp.contents_manager_class=jupytext.TextFileContentsManager
+
+## bench: time kmlib against the reference libraries (prints ratios and agreement)
+bench: $(STAMP)
+	for script in benchmarks/bench_*.py; do $(BIN)/python $$script || exit 1; done
 
 clean:
 	rm -rf _build

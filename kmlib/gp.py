@@ -304,7 +304,9 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         -------
         samples : ndarray of shape (m, n_samples)
         """
-        kernel = getattr(self, "kernel_", None) or self.kernel or RBF()
+        kernel = getattr(self, "kernel_", None)
+        if kernel is None:
+            kernel = RBF() if self.kernel is None else self.kernel
         X = as_inputs(X, "X")
         return _draw(np.zeros(X.shape[0]), kernel(X), n_samples, random_state)
 

@@ -17,6 +17,7 @@ whose mean is the kernel regression (6.45) and whose variance is
 from __future__ import annotations
 
 import numpy as np
+from scipy.spatial.distance import cdist
 from scipy.special import logsumexp, softmax
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -72,12 +73,8 @@ class NadarayaWatson(RegressorMixin, BaseEstimator):
     def _log_g(self, X):
         """log g(x - x_n) up to a constant, shape (m, n); g is (6.47) for a Gaussian f."""
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        sq = (
-            np.sum(X**2, axis=1)[:, np.newaxis]
-            - 2.0 * X @ self.X_train_.T
-            + np.sum(self.X_train_**2, axis=1)[np.newaxis, :]
-        )
-        return -0.5 * np.maximum(sq, 0.0) / self.bandwidth**2
+        sq = cdist(X, self.X_train_, "sqeuclidean")  # exact differences, shift-invariant
+        return -0.5 * sq / self.bandwidth**2
 
     def weights(self, X):
         """Kernel weights :math:`k(\\mathbf x, \\mathbf x_n)` of (6.46); each row sums to 1.

@@ -51,3 +51,11 @@ def test_bad_bandwidth():
 
 def test_scikit_learn_estimator_checks():
     check_estimator(NadarayaWatson(bandwidth=1.0))
+
+
+def test_predictions_do_not_change_when_everything_is_shifted(fitted):
+    model, x, t = fitted
+    queries = np.array([[0.3], [0.55]])
+    shifted = NadarayaWatson(bandwidth=0.1, target_bandwidth=0.2).fit(x[:, None] + 1e4, t)
+    # the weights depend on differences only; cdist forms them without cancellation
+    np.testing.assert_allclose(shifted.predict(queries + 1e4), model.predict(queries), rtol=1e-9)
