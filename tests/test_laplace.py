@@ -209,6 +209,13 @@ def test_more_or_fewer_than_two_classes_is_an_error():
         GaussianProcessClassifier(optimize=False).fit(X, np.zeros(len(t)))
 
 
+def test_indefinite_kernel_matrix_is_a_clear_error():
+    X, t, _ = classification_data()
+    sigmoid = kernels.Sigmoid(scale=30.0, bias=-20.0)  # not positive semi-definite
+    with pytest.raises(ValueError, match="not positive definite"):
+        GaussianProcessClassifier(sigmoid, optimize=False).fit(X, t)
+
+
 def test_newton_iteration_limit_warns():
     X, t, _ = classification_data()
     with pytest.warns(ConvergenceWarning, match="did not converge"):
