@@ -9,10 +9,12 @@ Modules (one algorithm each):
 * :mod:`kmlib.gp` — Gaussian-process regression, its evidence and type-II maximum likelihood;
 * :mod:`kmlib.laplace` — Gaussian-process classification with the Laplace approximation;
 * :mod:`kmlib.smoothing` — Nadaraya–Watson kernel regression;
+* :mod:`kmlib.smo` — the SMO solver (second-order working sets) for the SVM dual family;
+* :mod:`kmlib.svm` — support vector classifiers, regressors and the one-class SVM on that solver;
 * :mod:`kmlib.datasets` — seeded synthetic data sets of the book.
 """
 
-from . import datasets, gp, kernels, laplace, smoothing, structured
+from . import datasets, gp, kernels, laplace, smo, smoothing, structured, svm
 
-__all__ = ["datasets", "gp", "kernels", "laplace", "smoothing", "structured"]
+__all__ = ["datasets", "gp", "kernels", "laplace", "smo", "smoothing", "structured", "svm"]
 __version__ = "0.1.0"
