@@ -10,7 +10,13 @@ import numbers
 
 import numpy as np
 
-__all__ = ["as_inputs", "as_generator", "check_positive", "check_matching_features"]
+__all__ = [
+    "as_inputs",
+    "as_generator",
+    "check_positive",
+    "check_real",
+    "check_matching_features",
+]
 
 
 def as_inputs(X, name="X"):
@@ -85,3 +91,26 @@ def as_generator(random_state):
     if isinstance(random_state, (np.random.Generator, np.random.RandomState)):
         return random_state
     return np.random.default_rng(random_state)
+
+
+def check_real(value, name, low=None, high=None, low_open=True, high_open=False):
+    """Return ``value`` as a float after checking that it is a finite real number in range.
+
+    Parameters
+    ----------
+    value : object
+        The parameter value.
+    name : str
+        Its name, used in the error message.
+    low, high : float, optional
+        Bounds of the allowed interval; ``None`` leaves that side open-ended.
+    low_open, high_open : bool
+        Whether the bound itself is excluded (``C > 0`` is ``low=0``, ``low_open=True``).
+    """
+    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite real number; got {value!r}")
+    if low is not None and (value <= low if low_open else value < low):
+        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low}; got {value!r}")
+    if high is not None and (value >= high if high_open else value > high):
+        raise ValueError(f"{name} must be {'<' if high_open else '<='} {high}; got {value!r}")
+    return float(value)

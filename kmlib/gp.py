@@ -124,7 +124,7 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
 
     def _unpack(self, theta, kernel, noise_variance):
         """Kernel copy and noise variance at the log hyperparameters ``theta``."""
-        kernel = _copy_kernel(kernel)
+        kernel = clone(kernel)
         n_kernel = kernel.theta.size
         theta = np.asarray(theta, dtype=np.float64)
         expected = n_kernel + (0 if self._noise_is_fixed() else 1)
@@ -225,7 +225,7 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
                 )
                 kernel, noise = self._unpack(result.x, kernel, noise)
                 self.n_iter_ = result.nit
-        self.kernel_ = _copy_kernel(kernel)
+        self.kernel_ = clone(kernel)
         self.noise_variance_ = noise
         self.theta_ = self._theta_and_bounds(kernel, noise)[0]
         self.theta_names_ = list(kernel.theta_names)
@@ -284,9 +284,8 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
             cov[np.diag_indices_from(cov)] += noise
             return mean, cov
         var = self.kernel_.diag(X) - np.einsum("ij,ij->j", V, V)  # PRML (6.67)
-        if np.any(var < 0):
-            # round-off can push c - v^T v a hair below zero far from the data's span
-            var = np.maximum(var, 0.0)
+        # round-off can push c - v^T v a hair below zero far from the data's span
+        np.maximum(var, 0.0, out=var)
         return mean, np.sqrt(var + noise)
 
     def sample_prior(self, X, n_samples=1, random_state=None):
@@ -385,11 +384,6 @@ def maximise_evidence(objective, theta0, bounds, n_restarts=0, random_state=None
             "raise the lower bound of the noise variance or check the kernel"
         )
     return best
-
-
-def _copy_kernel(kernel):
-    """Independent copy of a kmlib kernel (arrays included)."""
-    return clone(kernel)
 
 
 def _draw(mean, cov, n_samples, random_state):

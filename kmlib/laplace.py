@@ -32,14 +32,14 @@ import warnings
 
 import numpy as np
 from scipy.special import expit, log_expit
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _linalg
 from ._validation import check_positive
-from .gp import _copy_kernel, maximise_evidence
+from .gp import maximise_evidence
 from .kernels import RBF, Kernel
 
 __all__ = [
@@ -300,7 +300,7 @@ class GaussianProcessClassifier(ClassifierMixin, BaseEstimator):
             if not eval_gradient:
                 return self.log_marginal_likelihood_
             theta = self.theta_
-        kernel = _copy_kernel(self.kernel_)
+        kernel = clone(self.kernel_)
         kernel.theta = theta
         return self._evidence(kernel, eval_gradient)
 
@@ -314,7 +314,7 @@ class GaussianProcessClassifier(ClassifierMixin, BaseEstimator):
         return mode.log_evidence, evidence_gradient(C, dC, t, mode)
 
     def _objective(self, theta, kernel):
-        kernel = _copy_kernel(kernel)
+        kernel = clone(kernel)
         kernel.theta = theta
         try:
             value, gradient = self._evidence(kernel, True)
@@ -353,7 +353,7 @@ class GaussianProcessClassifier(ClassifierMixin, BaseEstimator):
         check_positive(self.jitter, "jitter", allow_zero=True)
         self.X_train_, self.t_train_ = X, t.astype(np.float64)
         self.n_iter_ = 0
-        kernel = _copy_kernel(kernel)
+        kernel = clone(kernel)
         if self.optimize and kernel.theta.size:
             result = maximise_evidence(
                 lambda th: self._objective(th, kernel),

@@ -46,6 +46,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._validation import check_real
 from .kernels import RBF
 from .smo import KernelRows, kernel_matrix, solve
 
@@ -152,16 +153,6 @@ def pairwise_coupling(r):
 
 
 # ====================================================================== shared machinery
-def _check_real(value, name, low=None, high=None, low_open=True, high_open=False):
-    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite real number; got {value!r}")
-    if low is not None and (value <= low if low_open else value < low):
-        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low}; got {value!r}")
-    if high is not None and (value >= high if high_open else value > high):
-        raise ValueError(f"{name} must be {'<' if high_open else '<='} {high}; got {value!r}")
-    return float(value)
-
-
 class _BaseSVM(BaseEstimator):
     """Kernel handling, validation and solver calls shared by all SVMs."""
 
@@ -174,8 +165,8 @@ class _BaseSVM(BaseEstimator):
         return isinstance(self.kernel, str) and self.kernel == "precomputed"
 
     def _check_common(self):
-        _check_real(self.tol, "tol", low=0.0)
-        _check_real(self.cache_size, "cache_size", low=0.0)
+        check_real(self.tol, "tol", low=0.0)
+        check_real(self.cache_size, "cache_size", low=0.0)
         integer = isinstance(self.max_iter, numbers.Integral) and not isinstance(
             self.max_iter, bool
         )
@@ -592,7 +583,7 @@ class SVC(_BaseSVC):
         self.random_state = random_state
 
     def _check_params(self):
-        _check_real(self.C, "C", low=0.0)
+        check_real(self.C, "C", low=0.0)
 
     def _binary(self, rows, idx, t, weight):
         # PRML (7.32): minimise 1/2 a^T Q a - 1^T a with 0 <= a_n <= C (7.33), t^T a = 0
@@ -651,7 +642,7 @@ class NuSVC(_BaseSVC):
         self.random_state = random_state
 
     def _check_params(self):
-        _check_real(self.nu, "nu", low=0.0, high=1.0)
+        check_real(self.nu, "nu", low=0.0, high=1.0)
 
     def _binary(self, rows, idx, t, weight):
         # feasible start: fill nu * N / 2 of box per class, in order (LIBSVM's choice); with
@@ -807,8 +798,8 @@ class SVR(_BaseSVR):
         self.max_iter = max_iter
 
     def _check_params(self):
-        _check_real(self.C, "C", low=0.0)
-        _check_real(self.epsilon, "epsilon", low=0.0, low_open=False)
+        check_real(self.C, "C", low=0.0)
+        check_real(self.epsilon, "epsilon", low=0.0, low_open=False)
 
     def _C(self):
         return self.C
@@ -864,8 +855,8 @@ class NuSVR(_BaseSVR):
         self.max_iter = max_iter
 
     def _check_params(self):
-        _check_real(self.nu, "nu", low=0.0, high=1.0)
-        _check_real(self.C, "C", low=0.0)
+        check_real(self.nu, "nu", low=0.0, high=1.0)
+        check_real(self.C, "C", low=0.0)
 
     def _C(self):
         return self.C
@@ -946,7 +937,7 @@ class OneClassSVM(OutlierMixin, _BaseSVM):
         self
         """
         self._check_common()
-        _check_real(self.nu, "nu", low=0.0, high=1.0)
+        check_real(self.nu, "nu", low=0.0, high=1.0)
         X = self._validate_X(X)
         sw = self._sample_weight(sample_weight, X.shape[0])
         idx = np.flatnonzero(sw > 0)
