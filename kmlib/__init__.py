@@ -11,10 +11,12 @@ Modules (one algorithm each):
 * :mod:`kmlib.smoothing` — Nadaraya–Watson kernel regression;
 * :mod:`kmlib.smo` — the SMO solver (second-order working sets) for the SVM dual family;
 * :mod:`kmlib.svm` — support vector classifiers, regressors and the one-class SVM on that solver;
+* :mod:`kmlib.rvm` — relevance vector regression and classification (re-estimation and the fast
+  sequential algorithm);
 * :mod:`kmlib.datasets` — seeded synthetic data sets of the book.
 """
 
-from . import datasets, gp, kernels, laplace, smo, smoothing, structured, svm
+from . import datasets, gp, kernels, laplace, rvm, smo, smoothing, structured, svm
 
-__all__ = ["datasets", "gp", "kernels", "laplace", "smo", "smoothing", "structured", "svm"]
+__all__ = ["datasets", "gp", "kernels", "laplace", "rvm", "smo", "smoothing", "structured", "svm"]
 __version__ = "0.1.0"

@@ -1,0 +1,884 @@
+r"""Relevance vector machines for regression and classification (PRML 7.2; Tipping 2001).
+
+The model is linear in :math:`M` fixed basis functions, :math:`y(\mathbf x) =
+\mathbf w^\top\boldsymbol\phi(\mathbf x)`, where :math:`\boldsymbol\phi` is a bias and one kernel
+column :math:`k(\mathbf x, \mathbf x_n)` per training point (7.78), so :math:`M = N + 1`. Each
+weight has its own prior precision :math:`\alpha_i` (7.80), and the :math:`\alpha_i` (and the
+noise precision :math:`\beta` for regression) maximise the evidence. Two algorithms do that:
+
+* ``method="reestimate"`` — the fixed-point updates (7.87)–(7.89) (classification: (7.116) after
+  an IRLS search for the weight mode), starting from all :math:`M` basis functions and pruning
+  those whose :math:`\alpha_i` passes a threshold. Every iteration factorises the current
+  :math:`M\times M` posterior precision.
+* ``method="sequential"`` — the fast marginal-likelihood algorithm of Tipping & Faul (2003),
+  PRML 7.2.2. It starts with no basis function; each step computes the sparsity and quality
+  factors (7.102)–(7.107) of every candidate and takes the single add, re-estimate or delete move
+  (7.101) that raises the log evidence most — by exactly :math:`\lambda(\alpha_i^{\rm new}) -
+  \lambda(\alpha_i^{\rm old})` of (7.96)–(7.97). Only the active basis functions are factorised.
+
+Both algorithms work on basis columns scaled to unit length and, for regression, on targets
+scaled to unit root mean square. Neither changes the evidence maximum: scaling a column by
+:math:`c` is the same model with :math:`\alpha_i/c^2`, and scaling the targets rescales
+:math:`\mathbf w` and :math:`\beta^{-1/2}`. All fitted attributes are in the original units.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+from scipy.special import expit, log_expit
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _linalg
+from ._validation import check_real
+from .kernels import RBF, Kernel
+
+__all__ = [
+    "RVR",
+    "RVC",
+    "design_matrix",
+    "regression_posterior",
+    "classification_mode",
+    "sparsity_quality",
+    "log_evidence_term",
+    "optimal_alpha",
+]
+
+LOG_2PI = np.log(2.0 * np.pi)
+#: Largest noise precision for targets of unit root mean square (noise std >= 1e-6 of it).
+MAX_SCALED_BETA = 1e12
+
+
+# ---------------------------------------------------------------------------------- the model
+def design_matrix(kernel, X, centres, bias=True):
+    r"""The design matrix :math:`\boldsymbol\Phi` of (7.78): a bias column, then kernel columns.
+
+    Parameters
+    ----------
+    kernel : callable
+        ``kernel(X, centres)`` returns the cross Gram matrix of shape (n, m).
+    X : ndarray of shape (n, d)
+        Points at which the basis functions are evaluated.
+    centres : ndarray of shape (m, d)
+        Centres of the kernel basis functions (the training inputs).
+    bias : bool
+        Put a column of ones first.
+
+    Returns
+    -------
+    Phi : ndarray of shape (n, m + 1) or (n, m)
+    """
+    K = np.asarray(kernel(X, centres), dtype=np.float64)
+    if not bias:
+        return K
+    return np.hstack([np.ones((K.shape[0], 1)), K])
+
+
+class RegressionPosterior(NamedTuple):
+    """Posterior over the weights of the active basis functions (PRML 7.81–7.89)."""
+
+    mean: np.ndarray  #: m of (7.82), shape (k,)
+    cov: np.ndarray  #: Sigma of (7.83), shape (k, k)
+    chol: np.ndarray  #: lower Cholesky factor of Sigma^-1 = A + beta Phi^T Phi, shape (k, k)
+    log_evidence: float  #: ln p(t | alpha, beta) of (7.85)
+    gamma: np.ndarray  #: gamma_i = 1 - alpha_i Sigma_ii of (7.89), shape (k,)
+    residual: float  #: ||t - Phi m||^2
+
+
+def regression_posterior(Phi, t, alpha, beta):
+    r"""Posterior (7.82)–(7.83), log evidence (7.85) and :math:`\gamma_i` (7.89).
+
+    Only the :math:`k\times k` matrix :math:`\mathbf A + \beta\boldsymbol\Phi^\top\boldsymbol\Phi`
+    is factorised; the :math:`N\times N` covariance (7.86) enters through
+
+    .. math:: \ln|\mathbf C| = -N\ln\beta - \textstyle\sum_i\ln\alpha_i + \ln|\mathbf A +
+              \beta\boldsymbol\Phi^\top\boldsymbol\Phi|, \qquad \mathbf t^\top\mathbf C^{-1}
+              \mathbf t = \beta\lVert\mathbf t - \boldsymbol\Phi\mathbf m\rVert^2 +
+              \mathbf m^\top\mathbf A\mathbf m .
+
+    Parameters
+    ----------
+    Phi : ndarray of shape (n, k)
+        Columns of the basis functions in the model.
+    t : ndarray of shape (n,)
+        Targets.
+    alpha : ndarray of shape (k,)
+        Their finite prior precisions.
+    beta : float
+        Noise precision.
+
+    Returns
+    -------
+    RegressionPosterior
+    """
+    return _posterior(Phi.T @ Phi, Phi.T @ t, Phi, t, alpha, beta)
+
+
+def _posterior(G, PhiT_t, Phi, t, alpha, beta):
+    """:func:`regression_posterior` given G = Phi^T Phi and Phi^T t, which callers keep."""
+    n, k = Phi.shape
+    alpha = np.asarray(alpha, dtype=np.float64)
+    H = beta * G  # Sigma^-1 = A + beta Phi^T Phi, PRML (7.83)
+    H[np.diag_indices(k)] += alpha
+    if k:
+        L, _ = _linalg.cholesky(H, initial_jitter=1e-14)
+        mean = beta * _linalg.cho_solve(L, PhiT_t)  # PRML (7.82)
+        cov = _linalg.inverse_from_cholesky(L)
+    else:
+        L, mean, cov = H, np.zeros(0), H
+    residual = t - Phi @ mean
+    residual2 = float(residual @ residual)
+    log_det_C = -n * np.log(beta) - np.sum(np.log(alpha)) + _linalg.log_det(L)
+    quad = beta * residual2 + mean @ (alpha * mean)
+    log_evidence = -0.5 * (n * LOG_2PI + log_det_C + quad)  # PRML (7.85)
+    gamma = 1.0 - alpha * np.diag(cov)  # PRML (7.89)
+    return RegressionPosterior(mean, cov, L, float(log_evidence), gamma, residual2)
+
+
+class ClassificationMode(NamedTuple):
+    """Laplace approximation at the weight mode (PRML 7.109–7.114)."""
+
+    w: np.ndarray  #: mode w*, shape (k,)
+    y: np.ndarray  #: sigma(Phi w*), shape (n,)
+    cov: np.ndarray  #: Sigma = (Phi^T B Phi + A)^-1 of (7.113), shape (k, k)
+    chol: np.ndarray  #: lower Cholesky factor of Sigma^-1, shape (k, k)
+    log_evidence: float  #: Laplace log evidence (7.114)
+    n_iter: int  #: Newton steps taken
+
+
+def _log_posterior(Phi, t, alpha, w):
+    """ln p(t|w) - 1/2 w^T A w of (7.109); t ln y + (1-t) ln(1-y) = t a + ln sigma(-a)."""
+    a = Phi @ w
+    return float(np.sum(t * a + log_expit(-a)) - 0.5 * w @ (alpha * w))
+
+
+def classification_mode(Phi, t, alpha, w0=None, tol=1e-10, max_iter=100):
+    r"""Newton/IRLS search for the weight mode (7.112) and the Laplace evidence (7.114).
+
+    Each step solves :math:`(\boldsymbol\Phi^\top\mathbf B\boldsymbol\Phi + \mathbf A)\,\Delta
+    \mathbf w = \boldsymbol\Phi^\top(\mathbf t - \mathbf y) - \mathbf A\mathbf w`, the gradient
+    (7.110) over the negative Hessian (7.111); a step that lowers (7.109) is halved.
+
+    Parameters
+    ----------
+    Phi : ndarray of shape (n, k)
+        Columns of the basis functions in the model.
+    t : ndarray of shape (n,)
+        Labels in {0, 1}.
+    alpha : ndarray of shape (k,)
+        Finite prior precisions.
+    w0 : ndarray of shape (k,), optional
+        Starting weights (zeros by default).
+    tol : float
+        Stop when a Newton step changes no weight by more than ``tol * (1 + max|w|)``.
+    max_iter : int
+        Newton step limit; reaching it warns with ``ConvergenceWarning``.
+
+    Returns
+    -------
+    ClassificationMode
+    """
+    k = Phi.shape[1]
+    alpha = np.asarray(alpha, dtype=np.float64)
+    w = np.zeros(k) if w0 is None else np.array(w0, dtype=np.float64)
+    objective = _log_posterior(Phi, t, alpha, w)
+    converged = False
+    for n_iter in range(max_iter + 1):
+        y = expit(Phi @ w)
+        B = y * (1.0 - y)
+        H = Phi.T @ (B[:, np.newaxis] * Phi)  # minus the Hessian (7.111)
+        H[np.diag_indices(k)] += alpha
+        L, _ = _linalg.cholesky(H, initial_jitter=1e-14)
+        if converged or n_iter == max_iter:
+            break
+        gradient = Phi.T @ (t - y) - alpha * w  # PRML (7.110)
+        step = _linalg.cho_solve(L, gradient)
+        w_new = w + step
+        new_objective = _log_posterior(Phi, t, alpha, w_new)
+        slack = 4 * np.finfo(float).eps * abs(objective)  # differences below this are round-off
+        halvings = 0
+        while new_objective < objective - slack and halvings < 30:
+            step *= 0.5
+            w_new = w + step
+            new_objective = _log_posterior(Phi, t, alpha, w_new)
+            halvings += 1
+        if new_objective < objective - slack:
+            converged = True  # no step gains beyond round-off: w is the mode
+            continue
+        w, objective = w_new, new_objective
+        converged = np.max(np.abs(step), initial=0.0) <= tol * (1.0 + np.max(np.abs(w), initial=0))
+    if not converged:
+        warnings.warn(
+            f"IRLS for the RVM weight mode did not converge in {max_iter} steps",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
+    cov = _linalg.inverse_from_cholesky(L) if k else np.zeros((0, 0))
+    # PRML (7.114): ln p(t|w*) + ln p(w*|alpha) + M/2 ln 2 pi + 1/2 ln|Sigma|; the 2 pi terms cancel
+    log_evidence = objective + 0.5 * np.sum(np.log(alpha)) - 0.5 * _linalg.log_det(L)
+    return ClassificationMode(w, y, cov, L, float(log_evidence), n_iter)
+
+
+# ---------------------------------------------------------------------- sparsity and quality
+def log_evidence_term(alpha, s, q):
+    r""":math:`\lambda(\alpha_i)` of (7.97), the part of the log evidence that depends on
+    :math:`\alpha_i`; it tends to 0 as :math:`\alpha_i\to\infty`, its value when
+    :math:`\phi_i` is left out.
+
+    Parameters
+    ----------
+    alpha, s, q : array_like of the same shape
+        Precision, sparsity (7.98) and quality (7.99). ``alpha`` may be ``inf``.
+
+    Returns
+    -------
+    ndarray
+    """
+    alpha, s, q = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (alpha, s, q)))
+    out = np.zeros(alpha.shape)
+    f = np.isfinite(alpha)
+    # ln alpha - ln(alpha + s) = -log1p(s / alpha), accurate for alpha >> s
+    out[f] = 0.5 * (-np.log1p(s[f] / alpha[f]) + q[f] ** 2 / (alpha[f] + s[f]))
+    return out
+
+
+def optimal_alpha(s, q):
+    r"""The maximiser (7.101) of :math:`\lambda(\alpha_i)`: :math:`s_i^2/(q_i^2 - s_i)` when
+    :math:`q_i^2 > s_i`, otherwise :math:`\infty` (leave :math:`\phi_i` out).
+
+    Parameters
+    ----------
+    s, q : array_like of the same shape
+        Sparsity (7.98) and quality (7.99).
+
+    Returns
+    -------
+    ndarray
+    """
+    s, q = np.broadcast_arrays(np.asarray(s, dtype=np.float64), np.asarray(q, dtype=np.float64))
+    excess = q**2 - s
+    relevant = excess > 0
+    out = np.full(s.shape, np.inf)
+    out[relevant] = s[relevant] ** 2 / excess[relevant]
+    return out
+
+
+class SparsityQuality(NamedTuple):
+    """Sparsity and quality factors of every candidate basis function (PRML 7.98–7.107)."""
+
+    S: np.ndarray  #: phi_i^T C^-1 phi_i (7.103), shape (M,)
+    Q: np.ndarray  #: phi_i^T C^-1 t (7.102), shape (M,)
+    s: np.ndarray  #: phi_i^T C_-i^-1 phi_i (7.98), shape (M,)
+    q: np.ndarray  #: phi_i^T C_-i^-1 t (7.99), shape (M,)
+
+
+def _leave_one_out(S, Q, alpha):
+    """s, q from S, Q by (7.104)-(7.105); s = S and q = Q where alpha is infinite."""
+    s, q = S.copy(), Q.copy()
+    f = np.isfinite(alpha)
+    scale = alpha[f] / (alpha[f] - S[f])
+    s[f] = scale * S[f]
+    q[f] = scale * Q[f]
+    return SparsityQuality(S, Q, s, q)
+
+
+def _regression_factors(PhiT_Phi_active, PhiT_t, column_norms2, beta, posterior):
+    """S, Q of all columns by (7.106)-(7.107), with beta Sigma Phi^T t = m of (7.82)."""
+    P = PhiT_Phi_active  # (M, k): phi_i^T phi_j for j in the model
+    S = beta * column_norms2 - beta**2 * np.einsum("ij,ij->i", P @ posterior.cov, P)
+    Q = beta * PhiT_t - beta * P @ posterior.mean
+    return S, Q
+
+
+def sparsity_quality(Phi, t, alpha, beta):
+    r"""Sparsity and quality factors of every basis function for regression (7.98)–(7.107).
+
+    :math:`S_i, Q_i` come from the active basis functions only, by (7.106)–(7.107), and
+    :math:`s_i, q_i` from them by (7.104)–(7.105).
+
+    Parameters
+    ----------
+    Phi : ndarray of shape (n, M)
+        All candidate basis functions.
+    t : ndarray of shape (n,)
+        Targets.
+    alpha : ndarray of shape (M,)
+        Precisions; ``np.inf`` marks a basis function that is not in the model.
+    beta : float
+        Noise precision.
+
+    Returns
+    -------
+    SparsityQuality
+    """
+    alpha = np.asarray(alpha, dtype=np.float64)
+    active = np.flatnonzero(np.isfinite(alpha))
+    posterior = regression_posterior(Phi[:, active], t, alpha[active], beta)
+    S, Q = _regression_factors(
+        Phi.T @ Phi[:, active], Phi.T @ t, np.sum(Phi**2, axis=0), beta, posterior
+    )
+    return _leave_one_out(S, Q, alpha)
+
+
+def _heading_out(mean, gamma, cov):
+    """Active functions whose conditional optimum (7.101) is alpha = inf: q_i^2 <= s_i.
+
+    For a function in the model, s_i = gamma_i / Sigma_ii and q_i = m_i / Sigma_ii (from
+    (7.104)-(7.105) with S_i = alpha_i gamma_i and Q_i = alpha_i m_i), so q_i^2 <= s_i reads
+    m_i^2 <= gamma_i Sigma_ii.
+    """
+    return mean**2 <= gamma * np.diag(cov)
+
+
+def _best_move(alpha, factors):
+    """The add / re-estimate / delete move (7.101) with the largest gain (7.96) in evidence."""
+    new_alpha = optimal_alpha(factors.s, factors.q)
+    gain = log_evidence_term(new_alpha, factors.s, factors.q) - log_evidence_term(
+        alpha, factors.s, factors.q
+    )
+    i = int(np.argmax(gain))
+    return i, new_alpha[i], gain[i]
+
+
+# ------------------------------------------------------------------------------- algorithms
+class _Fit(NamedTuple):
+    """What a fitting algorithm returns, in the scaled units it works in."""
+
+    alpha: np.ndarray  # (M,), inf where pruned
+    active: np.ndarray  # indices of the active basis functions, in the order of mean and cov
+    beta: float  # noise precision (regression) or nan
+    mean: np.ndarray  # weights of the active basis functions
+    cov: np.ndarray  # their posterior covariance
+    log_evidence: float
+    path: list
+    n_iter: int
+    converged: bool
+
+
+def _report(verbose, method, n_iter, n_active, log_evidence):
+    if verbose and n_iter % verbose == 0:
+        print(
+            f"RVM {method}: iteration {n_iter}, {n_active} active, log evidence {log_evidence:.6f}"
+        )
+
+
+def _beta_candidates(post, n, beta):
+    r"""Noise precisions to try: MacKay's update (7.88), then the EM update.
+
+    The EM update :math:`N/(\lVert\mathbf t - \boldsymbol\Phi\mathbf m\rVert^2 +
+    \operatorname{Tr}\boldsymbol\Phi\boldsymbol\Sigma\boldsymbol\Phi^\top)`, with the trace
+    equal to :math:`\sum_i\gamma_i/\beta`, never lowers the evidence; (7.88) usually gains more.
+    """
+    dof = n - np.sum(post.gamma)  # N - sum gamma_i of (7.88)
+    mackay = dof / post.residual if dof > 0 and post.residual > 0 else MAX_SCALED_BETA
+    spread = post.residual + np.sum(post.gamma) / beta
+    em = n / spread if spread > 0 else MAX_SCALED_BETA
+    return min(mackay, MAX_SCALED_BETA), min(em, MAX_SCALED_BETA)
+
+
+def _sequential_regression(Phi, t, beta, tol, max_iter, verbose):
+    """Tipping & Faul's algorithm (PRML 7.2.2, steps 1-9) for regression."""
+    n, M = Phi.shape
+    norms2 = np.sum(Phi**2, axis=0)
+    PhiT_t = Phi.T @ t
+    alpha = np.full(M, np.inf)  # step 2: start from the empty model
+    active = np.zeros(0, dtype=int)
+    PhiT_Phi_active = np.zeros((M, 0))  # phi_i^T phi_j for j in the model, grown on each add
+
+    def posterior_for(beta):
+        G = PhiT_Phi_active[active]
+        return _posterior(G, PhiT_t[active], Phi[:, active], t, alpha[active], beta)
+
+    post = posterior_for(beta)
+    path = [post.log_evidence]
+    beta_gain = np.inf
+    converged = False
+    n_iter = 0
+    while n_iter < max_iter:
+        # step 3: S, Q (7.106)-(7.107) and s, q (7.104)-(7.105) of every candidate
+        S, Q = _regression_factors(PhiT_Phi_active, PhiT_t, norms2, beta, post)
+        i, new_alpha, gain = _best_move(alpha, _leave_one_out(S, Q, alpha))  # step 4
+        if gain <= tol and beta_gain <= tol:
+            converged = True
+            break
+        n_iter += 1
+        if gain > tol:
+            if not np.isfinite(alpha[i]):  # step 6: add phi_i
+                active = np.append(active, i)
+                PhiT_Phi_active = np.column_stack([PhiT_Phi_active, Phi.T @ Phi[:, i]])
+            elif not np.isfinite(new_alpha):  # step 7: delete phi_i
+                keep = active != i
+                active, PhiT_Phi_active = active[keep], PhiT_Phi_active[:, keep]
+            alpha[i] = new_alpha  # step 5 (or the value for an added function)
+            post = posterior_for(beta)
+        # step 8: re-estimate beta, keeping the evidence from falling
+        before = post.log_evidence
+        for candidate in _beta_candidates(post, n, beta):
+            trial = posterior_for(candidate)
+            if trial.log_evidence >= before:
+                beta, post = candidate, trial
+                break
+        beta_gain = post.log_evidence - before
+        path.append(post.log_evidence)
+        _report(verbose, "sequential", n_iter, active.size, post.log_evidence)
+    return _Fit(
+        alpha, active, beta, post.mean, post.cov, post.log_evidence, path, n_iter, converged
+    )
+
+
+def _reestimate_regression(Phi, t, beta, tol, max_iter, threshold, verbose):
+    """The evidence fixed point (7.87)-(7.89) from all basis functions, with pruning.
+
+    A function is pruned when its alpha passes ``threshold``, or when the evidence has settled
+    (an iteration changes it by less than ``tol``) and the function's own conditional optimum
+    (7.101) is infinite: the fixed point would only push it slowly towards infinity, and removing
+    it raises the evidence by -lambda(alpha_i) >= 0 (7.96).
+    """
+    n, M = Phi.shape
+    G, PhiT_t = Phi.T @ Phi, Phi.T @ t
+    active = np.flatnonzero(np.diag(G) > 0)  # a zero column can never enter the model
+    alpha = np.full(M, np.inf)
+    alpha[active] = 1.0  # unit columns, unit-RMS targets: prior variance of y about 1
+    path = []
+    converged = False
+    for n_iter in range(1, max_iter + 1):
+        post = _posterior(
+            G[np.ix_(active, active)], PhiT_t[active], Phi[:, active], t, alpha[active], beta
+        )
+        path.append(post.log_evidence)
+        _report(verbose, "reestimate", n_iter, active.size, post.log_evidence)
+        # PRML (7.87); gamma_i <= 0 (round-off) or m_i = 0 means the prior alone sets w_i: prune
+        usable = (post.gamma > 0) & (post.mean != 0)
+        new = np.full(active.size, np.inf)
+        new[usable] = post.gamma[usable] / post.mean[usable] ** 2
+        new_beta = _beta_candidates(post, n, beta)[0]  # PRML (7.88)
+        keep = new < threshold
+        if len(path) > 1 and abs(path[-1] - path[-2]) < tol and keep.all():
+            # settled; what still heads for alpha = inf leaves now (7.101)
+            keep = ~_heading_out(post.mean, post.gamma, post.cov)
+            converged = keep.all()
+        alpha[active] = new
+        alpha[active[~keep]] = np.inf
+        active, beta = active[keep], new_beta
+        if converged:
+            break
+    post = _posterior(
+        G[np.ix_(active, active)], PhiT_t[active], Phi[:, active], t, alpha[active], beta
+    )
+    path.append(post.log_evidence)
+    return _Fit(
+        alpha, active, beta, post.mean, post.cov, post.log_evidence, path, n_iter, converged
+    )
+
+
+def _sequential_classification(Phi, t, tol, max_iter, verbose):
+    """Tipping & Faul's algorithm on the Gaussian surrogate (7.117)-(7.119) of the Laplace fit."""
+    M = Phi.shape[1]
+    Phi2 = Phi**2
+    alpha = np.full(M, np.inf)
+    active = np.zeros(0, dtype=int)
+    mode = classification_mode(Phi[:, active], t, alpha[active])
+    path = [mode.log_evidence]
+    converged = False
+    n_iter = 0
+    while n_iter < max_iter:
+        # The surrogate has targets t_hat = Phi w* + B^-1 (t - y) and noise covariance B^-1, so
+        # (7.106)-(7.107) hold with beta I replaced by B; and since Phi^T (t - y) = A w* at the
+        # mode (7.112), C^-1 t_hat = t - y and Q_i = phi_i^T (t - y).
+        B = mode.y * (1.0 - mode.y)
+        P = Phi.T @ (B[:, np.newaxis] * Phi[:, active])  # phi_i^T B phi_j, j in the model
+        S = Phi2.T @ B - np.einsum("ij,ij->i", P @ mode.cov, P)
+        Q = Phi.T @ (t - mode.y)
+        i, new_alpha, gain = _best_move(alpha, _leave_one_out(S, Q, alpha))
+        if gain <= tol:
+            converged = True
+            break
+        n_iter += 1
+        w = dict(zip(active.tolist(), mode.w))
+        if not np.isfinite(alpha[i]):
+            active = np.append(active, i)
+        elif not np.isfinite(new_alpha):
+            active = active[active != i]
+        alpha[i] = new_alpha
+        w0 = np.array([w.get(j, 0.0) for j in active.tolist()])
+        mode = classification_mode(Phi[:, active], t, alpha[active], w0=w0)
+        path.append(mode.log_evidence)
+        _report(verbose, "sequential", n_iter, active.size, mode.log_evidence)
+    return _Fit(alpha, active, np.nan, mode.w, mode.cov, mode.log_evidence, path, n_iter, converged)
+
+
+def _reestimate_classification(Phi, t, tol, max_iter, threshold, verbose):
+    """IRLS for the mode, then (7.116) for every alpha, from all basis functions, with pruning."""
+    M = Phi.shape[1]
+    active = np.flatnonzero(np.sum(Phi**2, axis=0) > 0)
+    alpha = np.full(M, np.inf)
+    alpha[active] = 1.0
+    w0 = np.zeros(active.size)
+    path = []
+    converged = False
+    for n_iter in range(1, max_iter + 1):
+        mode = classification_mode(Phi[:, active], t, alpha[active], w0=w0)
+        path.append(mode.log_evidence)
+        _report(verbose, "reestimate", n_iter, active.size, mode.log_evidence)
+        gamma = 1.0 - alpha[active] * np.diag(mode.cov)
+        usable = (gamma > 0) & (mode.w != 0)
+        new = np.full(active.size, np.inf)
+        new[usable] = gamma[usable] / mode.w[usable] ** 2  # PRML (7.116)
+        keep = new < threshold
+        if len(path) > 1 and abs(path[-1] - path[-2]) < tol and keep.all():
+            keep = ~_heading_out(mode.w, gamma, mode.cov)  # as for regression, on (7.117)-(7.119)
+            converged = keep.all()
+        alpha[active] = new
+        alpha[active[~keep]] = np.inf
+        active, w0 = active[keep], mode.w[keep]
+        if converged:
+            break
+    mode = classification_mode(Phi[:, active], t, alpha[active], w0=w0)
+    path.append(mode.log_evidence)
+    return _Fit(alpha, active, np.nan, mode.w, mode.cov, mode.log_evidence, path, n_iter, converged)
+
+
+# ------------------------------------------------------------------------------- estimators
+class _RVMBase(BaseEstimator):
+    """Parameters, basis construction and bookkeeping shared by :class:`RVR` and :class:`RVC`."""
+
+    _methods = ("sequential", "reestimate")
+
+    def __init__(
+        self,
+        kernel=None,
+        method="sequential",
+        bias=True,
+        tol=1e-6,
+        max_iter=1000,
+        prune_threshold=1e9,
+        verbose=0,
+    ):
+        self.kernel = kernel
+        self.method = method
+        self.bias = bias
+        self.tol = tol
+        self.max_iter = max_iter
+        self.prune_threshold = prune_threshold
+        self.verbose = verbose
+
+    def _validate_params_and_basis(self, X):
+        """Check the parameters; return the unit-length training basis and the column norms."""
+        if self.method not in self._methods:
+            raise ValueError(f"method must be 'sequential' or 'reestimate'; got {self.method!r}")
+        check_real(self.tol, "tol", low=0)
+        check_real(self.prune_threshold, "prune_threshold", low=0)
+        if not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1:
+            raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}")
+        if X.shape[0] < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs at least 2 samples; got {X.shape[0]} sample"
+            )
+        kernel = RBF() if self.kernel is None else self.kernel
+        if not callable(kernel):
+            raise ValueError(f"kernel must be a kmlib kernel or a callable k(X, Y); got {kernel!r}")
+        self.kernel_ = clone(kernel) if isinstance(kernel, Kernel) else kernel
+        Phi = design_matrix(self.kernel_, X, X, bias=self.bias)
+        if not np.all(np.isfinite(Phi)):
+            raise ValueError("the kernel returned non-finite values on X")
+        norms = np.sqrt(np.sum(Phi**2, axis=0))
+        norms[norms == 0] = 1.0  # an all-zero column stays zero and never enters the model
+        return Phi / norms, norms
+
+    def _store(self, X, fit, norms, t_scale):
+        """Fitted attributes in the original units from a fit on unit columns and targets."""
+        n = X.shape[0]
+        order = np.argsort(fit.active)  # the algorithms keep entry order; report by index
+        active = fit.active[order]
+        mean, cov = fit.mean[order], fit.cov[np.ix_(order, order)]
+        scale = norms[active] / t_scale  # w_original = w_scaled / scale
+        self.alpha_ = fit.alpha * norms**2 / t_scale**2
+        self.coef_ = np.zeros(norms.size)
+        self.coef_[active] = mean / scale
+        self.sigma_ = cov / np.outer(scale, scale)
+        self.active_ = active
+        offset = 1 if self.bias else 0
+        self.relevance_ = active[active >= offset] - offset
+        self.relevance_vectors_ = X[self.relevance_]
+        self.log_marginal_likelihood_ = fit.log_evidence - n * np.log(t_scale)
+        self.log_marginal_likelihood_path_ = np.asarray(fit.path) - n * np.log(t_scale)
+        self.n_iter_ = fit.n_iter
+        if not fit.converged:
+            warnings.warn(
+                f"{type(self).__name__} ({self.method}) stopped at max_iter={self.max_iter} "
+                "before converging; raise max_iter or tol",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        if active.size == 0:
+            warnings.warn(
+                f"{type(self).__name__}: every basis function was pruned, so the model predicts "
+                "a constant; under this kernel the targets look like noise. Try another kernel "
+                "or length-scale.",
+                UserWarning,
+                stacklevel=3,
+            )
+
+    def _active_basis(self, X):
+        """Columns of the kept basis functions at new points, shape (m, n_active)."""
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        columns = self.kernel_(X, self.relevance_vectors_) if self.relevance_.size else None
+        with_bias = self.bias and self.active_.size and self.active_[0] == 0
+        parts = ([np.ones((X.shape[0], 1))] if with_bias else []) + (
+            [np.asarray(columns, dtype=np.float64)] if columns is not None else []
+        )
+        return np.hstack(parts) if parts else np.zeros((X.shape[0], 0))
+
+    def _latent(self, X):
+        """phi(x)^T m and phi(x)^T Sigma phi(x), shape (m,) each."""
+        check_is_fitted(self)
+        Phi = self._active_basis(X)
+        mean = Phi @ self.coef_[self.active_]
+        var = np.einsum("ij,ij->i", Phi @ self.sigma_, Phi)
+        return mean, np.maximum(var, 0.0)
+
+
+_PARAMETERS_DOC = """
+    Parameters
+    ----------
+    kernel : kmlib kernel or callable, optional
+        Basis functions :math:`k(\\mathbf x, \\mathbf x_n)`, one per training point. Default
+        ``RBF(lengthscale=1.0)``; the RVM does not learn its hyperparameters.
+    method : {"sequential", "reestimate"}
+        The fast sequential algorithm of PRML 7.2.2 (Tipping & Faul 2003), or the re-estimation
+        fixed point with pruning (7.87)–(7.89) / (7.116) (Tipping 2001).
+    bias : bool
+        Include the constant basis function of (7.78), so that :math:`M = N + 1`.
+    tol : float
+        Convergence tolerance on the log evidence. Sequential: stop when no single add,
+        re-estimate or delete move (nor the noise update) would raise it by more than ``tol``.
+        Re-estimation: stop when an iteration changes it by less than ``tol`` and no kept
+        function has an infinite conditional optimum (7.101) (those are pruned at that point).
+    max_iter : int
+        Iteration limit; reaching it warns with ``ConvergenceWarning``.
+    prune_threshold : float
+        Re-estimation only: a basis function leaves the model when its :math:`\\alpha_i`
+        exceeds this (measured for a unit-length column and targets of unit root mean square).
+    verbose : int
+        Print progress every ``verbose`` iterations (0: silent).
+"""
+
+_ATTRIBUTES_DOC = """
+    alpha_ : ndarray of shape (M,)
+        Prior precisions :math:`\\alpha_i`; ``inf`` for a pruned basis function. Index 0 is the
+        bias when ``bias=True``; the kernel column of training point ``n`` follows at
+        ``n + bias``.
+    coef_ : ndarray of shape (M,)
+        Posterior mean weights, zero where pruned.
+    active_ : ndarray of shape (n_active,)
+        Indices of the basis functions in the model, ascending.
+    sigma_ : ndarray of shape (n_active, n_active)
+        Posterior covariance of their weights.
+    relevance_ : ndarray of shape (n_relevance,)
+        Training indices of the relevance vectors.
+    relevance_vectors_ : ndarray of shape (n_relevance, d)
+    kernel_ : kernel
+        The kernel used (a copy of ``kernel``).
+    n_iter_ : int
+        Iterations taken.
+    log_marginal_likelihood_path_ : ndarray of shape (n_iter_ + 1,)
+        The log evidence at the start and after every iteration.
+"""
+
+
+class RVR(RegressorMixin, _RVMBase):
+    __doc__ = (
+        r"""Relevance vector regression (PRML 7.2.1–7.2.2).
+
+    The noise precision :math:`\beta` is learned with the :math:`\alpha_i`.
+    """
+        + _PARAMETERS_DOC
+        + """
+    Attributes
+    ----------"""
+        + _ATTRIBUTES_DOC
+        + r"""    beta_ : float
+        Noise precision :math:`\beta`.
+    log_marginal_likelihood_ : float
+        Log evidence (7.85) at the fitted :math:`\boldsymbol\alpha, \beta`.
+    """
+    )
+
+    def fit(self, X, y):
+        """Maximise the evidence over the precisions and the noise level.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+        y : array_like of shape (n,)
+            Real targets.
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        Phi, norms = self._validate_params_and_basis(X)
+        rms = np.sqrt(np.mean(y**2))
+        t_scale = rms if rms > 0 else 1.0
+        t = y / t_scale
+        beta = 10.0  # initial noise variance: a tenth of the mean square target
+        if self.method == "sequential":
+            fit = _sequential_regression(Phi, t, beta, self.tol, self.max_iter, self.verbose)
+        else:
+            fit = _reestimate_regression(
+                Phi, t, beta, self.tol, self.max_iter, self.prune_threshold, self.verbose
+            )
+        self._store(X, fit, norms, t_scale)
+        self.beta_ = fit.beta / t_scale**2
+        return self
+
+    def predict(self, X, return_std=False, include_noise=True):
+        r"""Predictive mean (7.90) and standard deviation, the square root of (7.91).
+
+        Parameters
+        ----------
+        X : array_like of shape (m, d)
+        return_std : bool
+            Also return the standard deviation.
+        include_noise : bool
+            Include the noise variance :math:`\beta^{-1}` of (7.91) (a new target); ``False``
+            gives the uncertainty of :math:`y(\mathbf x)` alone.
+
+        Returns
+        -------
+        mean : ndarray of shape (m,)
+        std : ndarray of shape (m,)
+            Only with ``return_std=True``.
+        """
+        mean, var = self._latent(X)
+        if not return_std:
+            return mean
+        if include_noise:
+            var = var + 1.0 / self.beta_  # PRML (7.91)
+        return mean, np.sqrt(var)
+
+
+class RVC(ClassifierMixin, _RVMBase):
+    __doc__ = (
+        r"""Relevance vector classification for two classes (PRML 7.2.3).
+
+    The weight posterior is replaced by its Laplace approximation at the mode; the
+    :math:`\alpha_i` maximise the approximate evidence (7.114). For more classes, wrap it in
+    :class:`sklearn.multiclass.OneVsRestClassifier`.
+    """
+        + _PARAMETERS_DOC
+        + """
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The labels; ``classes_[1]`` is the class whose probability :math:`\\sigma(y)` models."""
+        + _ATTRIBUTES_DOC
+        + r"""    log_marginal_likelihood_ : float
+        Laplace log evidence (7.114) at the fitted :math:`\boldsymbol\alpha`.
+    """
+    )
+
+    def fit(self, X, y):
+        """Maximise the approximate evidence over the precisions.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+        y : array_like of shape (n,)
+            Exactly two distinct labels.
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, t = np.unique(y, return_inverse=True)
+        if self.classes_.size != 2:
+            n_classes = self.classes_.size
+            raise ValueError(
+                "Only binary classification is supported: RVC needs exactly two classes in y; "
+                f"got {n_classes} class{'es' if n_classes > 1 else ''} "
+                f"({self.classes_[:5].tolist()}{'...' if n_classes > 5 else ''})"
+            )
+        Phi, norms = self._validate_params_and_basis(X)
+        t = t.astype(np.float64)
+        if self.method == "sequential":
+            fit = _sequential_classification(Phi, t, self.tol, self.max_iter, self.verbose)
+        else:
+            fit = _reestimate_classification(
+                Phi, t, self.tol, self.max_iter, self.prune_threshold, self.verbose
+            )
+        self._store(X, fit, norms, 1.0)
+        return self
+
+    def decision_function(self, X):
+        r""":math:`\mathbf w^{*\top}\boldsymbol\phi(\mathbf x)`, the argument of (7.108) at the mode.
+
+        Parameters
+        ----------
+        X : array_like of shape (m, d)
+
+        Returns
+        -------
+        ndarray of shape (m,)
+        """
+        return self._latent(X)[0]
+
+    def latent_mean_and_variance(self, X):
+        r"""Mean :math:`\mathbf w^{*\top}\boldsymbol\phi` and variance
+        :math:`\boldsymbol\phi^\top\boldsymbol\Sigma\boldsymbol\phi` of the latent value.
+
+        With :func:`kmlib.laplace.probit_probability` they give the moderated probability of
+        PRML (4.153), which averages (7.108) over the Laplace posterior instead of plugging in
+        :math:`\mathbf w^*`.
+
+        Parameters
+        ----------
+        X : array_like of shape (m, d)
+
+        Returns
+        -------
+        mean, var : ndarray of shape (m,)
+        """
+        return self._latent(X)
+
+    def predict_proba(self, X):
+        r"""Class probabilities :math:`\sigma(\mathbf w^{*\top}\boldsymbol\phi(\mathbf x))` (7.108).
+
+        Parameters
+        ----------
+        X : array_like of shape (m, d)
+
+        Returns
+        -------
+        proba : ndarray of shape (m, 2)
+            Columns in the order of ``classes_``.
+        """
+        p1 = expit(self.decision_function(X))
+        return np.column_stack([1.0 - p1, p1])
+
+    def predict(self, X):
+        """The more probable class.
+
+        Parameters
+        ----------
+        X : array_like of shape (m, d)
+
+        Returns
+        -------
+        labels : ndarray of shape (m,)
+        """
+        check_is_fitted(self)
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
