@@ -618,7 +618,7 @@ class _RVMBase(BaseEstimator):
         if active.size == 0:
             warnings.warn(
                 f"{type(self).__name__}: every basis function was pruned, so the model predicts "
-                "a constant; under this kernel the targets look like noise. Try another kernel "
+                "0 everywhere; under this kernel the targets look like noise. Try another kernel "
                 "or length-scale.",
                 UserWarning,
                 stacklevel=3,
