@@ -16,6 +16,7 @@ __all__ = [
     "check_positive",
     "check_real",
     "check_matching_features",
+    "binary_targets",
 ]
 
 
@@ -114,3 +115,30 @@ def check_real(value, name, low=None, high=None, low_open=True, high_open=False)
     if high is not None and (value >= high if high_open else value > high):
         raise ValueError(f"{name} must be {'<' if high_open else '<='} {high}; got {value!r}")
     return float(value)
+
+
+def binary_targets(y, model):
+    """The two labels in ``y`` and the targets as 0.0 / 1.0, or a ValueError naming ``model``.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Class labels, already checked by scikit-learn's ``check_classification_targets``.
+    model : str
+        Name of the estimator, used in the error message.
+
+    Returns
+    -------
+    classes : ndarray of shape (2,)
+        The sorted labels; ``t = 1`` stands for ``classes[1]``.
+    t : ndarray of shape (n,)
+    """
+    classes, t = np.unique(y, return_inverse=True)
+    if classes.size != 2:
+        n = classes.size
+        raise ValueError(
+            f"Only binary classification is supported: {model} needs exactly two classes in y; "
+            f"got {n} class{'es' if n > 1 else ''} "
+            f"({classes[:5].tolist()}{'...' if n > 5 else ''})"
+        )
+    return classes, t.astype(np.float64)

@@ -38,7 +38,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _linalg
-from ._validation import check_positive
+from ._validation import binary_targets, check_positive
 from .gp import maximise_evidence
 from .kernels import RBF, Kernel
 
@@ -338,20 +338,12 @@ class GaussianProcessClassifier(ClassifierMixin, BaseEstimator):
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
-        self.classes_, t = np.unique(y, return_inverse=True)
-        if self.classes_.size != 2:
-            n_classes = self.classes_.size
-            shown = self.classes_[:5].tolist()
-            raise ValueError(
-                "Only binary classification is supported: GaussianProcessClassifier needs "
-                f"exactly two classes in y; got {n_classes} class{'es' if n_classes > 1 else ''} "
-                f"({shown}{'...' if n_classes > 5 else ''})"
-            )
+        self.classes_, t = binary_targets(y, "GaussianProcessClassifier")
         kernel = RBF() if self.kernel is None else self.kernel
         if not isinstance(kernel, Kernel):
             raise ValueError(f"kernel must be a kmlib kernel; got {type(kernel).__name__}")
         check_positive(self.jitter, "jitter", allow_zero=True)
-        self.X_train_, self.t_train_ = X, t.astype(np.float64)
+        self.X_train_, self.t_train_ = X, t
         self.n_iter_ = 0
         kernel = clone(kernel)
         if self.optimize and kernel.theta.size:

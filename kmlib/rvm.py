@@ -35,7 +35,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _linalg
-from ._validation import check_real
+from ._validation import binary_targets, check_real
 from .kernels import RBF, Kernel
 
 __all__ = [
@@ -84,7 +84,6 @@ class RegressionPosterior(NamedTuple):
 
     mean: np.ndarray  #: m of (7.82), shape (k,)
     cov: np.ndarray  #: Sigma of (7.83), shape (k, k)
-    chol: np.ndarray  #: lower Cholesky factor of Sigma^-1 = A + beta Phi^T Phi, shape (k, k)
     log_evidence: float  #: ln p(t | alpha, beta) of (7.85)
     gamma: np.ndarray  #: gamma_i = 1 - alpha_i Sigma_ii of (7.89), shape (k,)
     residual: float  #: ||t - Phi m||^2
@@ -137,7 +136,7 @@ def _posterior(G, PhiT_t, Phi, t, alpha, beta):
     quad = beta * residual2 + mean @ (alpha * mean)
     log_evidence = -0.5 * (n * LOG_2PI + log_det_C + quad)  # PRML (7.85)
     gamma = 1.0 - alpha * np.diag(cov)  # PRML (7.89)
-    return RegressionPosterior(mean, cov, L, float(log_evidence), gamma, residual2)
+    return RegressionPosterior(mean, cov, float(log_evidence), gamma, residual2)
 
 
 class ClassificationMode(NamedTuple):
@@ -146,7 +145,6 @@ class ClassificationMode(NamedTuple):
     w: np.ndarray  #: mode w*, shape (k,)
     y: np.ndarray  #: sigma(Phi w*), shape (n,)
     cov: np.ndarray  #: Sigma = (Phi^T B Phi + A)^-1 of (7.113), shape (k, k)
-    chol: np.ndarray  #: lower Cholesky factor of Sigma^-1, shape (k, k)
     log_evidence: float  #: Laplace log evidence (7.114)
     n_iter: int  #: Newton steps taken
 
@@ -221,7 +219,7 @@ def classification_mode(Phi, t, alpha, w0=None, tol=1e-10, max_iter=100):
     cov = _linalg.inverse_from_cholesky(L) if k else np.zeros((0, 0))
     # PRML (7.114): ln p(t|w*) + ln p(w*|alpha) + M/2 ln 2 pi + 1/2 ln|Sigma|; the 2 pi terms cancel
     log_evidence = objective + 0.5 * np.sum(np.log(alpha)) - 0.5 * _linalg.log_det(L)
-    return ClassificationMode(w, y, cov, L, float(log_evidence), n_iter)
+    return ClassificationMode(w, y, cov, float(log_evidence), n_iter)
 
 
 # ---------------------------------------------------------------------- sparsity and quality
@@ -799,16 +797,8 @@ class RVC(ClassifierMixin, _RVMBase):
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
-        self.classes_, t = np.unique(y, return_inverse=True)
-        if self.classes_.size != 2:
-            n_classes = self.classes_.size
-            raise ValueError(
-                "Only binary classification is supported: RVC needs exactly two classes in y; "
-                f"got {n_classes} class{'es' if n_classes > 1 else ''} "
-                f"({self.classes_[:5].tolist()}{'...' if n_classes > 5 else ''})"
-            )
+        self.classes_, t = binary_targets(y, "RVC")
         Phi, norms = self._validate_params_and_basis(X)
-        t = t.astype(np.float64)
         if self.method == "sequential":
             fit = _sequential_classification(Phi, t, self.tol, self.max_iter, self.verbose)
         else:
