@@ -57,19 +57,17 @@ def cholesky(A, *, initial_jitter=INITIAL_JITTER, max_jitter=MAX_JITTER):
         raise ValueError(f"A must be a square matrix; got shape {A.shape}")
     if not np.all(np.isfinite(A)):
         raise ValueError("A contains NaN or infinite values")
-    try:
-        return linalg.cholesky(A, lower=True, check_finite=False), 0.0
-    except linalg.LinAlgError:
-        pass
+    L, info = lapack.dpotrf(A, lower=True)  # LAPACK directly: small models call this often
+    if info == 0:
+        return L, 0.0
     scale = np.mean(np.abs(np.diag(A))) or 1.0
     relative = initial_jitter
     while relative <= max_jitter * (1 + 1e-12):
         jitter = relative * scale
-        try:
-            L = linalg.cholesky(A + jitter * np.eye(A.shape[0]), lower=True, check_finite=False)
+        L, info = lapack.dpotrf(A + jitter * np.eye(A.shape[0]), lower=True)
+        if info == 0:
             return L, jitter
-        except linalg.LinAlgError:
-            relative *= 10.0
+        relative *= 10.0
     smallest = linalg.eigvalsh(A, subset_by_index=[0, 0], check_finite=False)[0]
     raise np.linalg.LinAlgError(
         f"matrix is not positive definite: its smallest eigenvalue is {smallest:.3g} and a "
@@ -90,7 +88,13 @@ def cho_solve(L, B):
     -------
     X : ndarray of the same shape as ``B``
     """
-    return linalg.cho_solve((L, True), B, check_finite=False)
+    B = np.asarray(B, dtype=np.float64)
+    if B.shape[0] == 0:
+        return B.copy()
+    X, info = lapack.dpotrs(L, B, lower=True)
+    if info != 0:
+        raise ValueError(f"potrs failed with info={info}: check the shapes of L and B")
+    return X
 
 
 def solve_lower(L, B):
@@ -122,6 +126,7 @@ def inverse_from_cholesky(L):
     Parameters
     ----------
     L : ndarray of shape (n, n)
+        Lower-triangular, with zeros above the diagonal (as :func:`cholesky` returns it).
 
     Returns
     -------
@@ -131,8 +136,10 @@ def inverse_from_cholesky(L):
     inverse, info = lapack.dpotri(L, lower=True)
     if info != 0:
         raise np.linalg.LinAlgError(f"potri failed with info={info}: L is singular")
-    lower = np.tril(inverse)
-    return lower + np.tril(inverse, -1).T
+    # potri fills the lower triangle and leaves the zeros above the diagonal of L
+    inverse += inverse.T
+    inverse.flat[:: inverse.shape[0] + 1] *= 0.5  # (x + x) / 2 == x exactly
+    return inverse
 
 
 def solve_psd(A, B):

@@ -15,6 +15,9 @@ noise precision :math:`\beta` for regression) maximise the evidence. Two algorit
   factors (7.102)–(7.107) of every candidate and takes the single add, re-estimate or delete move
   (7.101) that raises the log evidence most — by exactly :math:`\lambda(\alpha_i^{\rm new}) -
   \lambda(\alpha_i^{\rm old})` of (7.96)–(7.97). Only the active basis functions are factorised.
+  When neighbouring kernel columns are nearly collinear, single moves creep along a ridge of
+  the evidence; kmlib then takes a joint Newton step in the prior variances of the active
+  functions instead, if it gains more than the best single move (:func:`_joint_step`).
 
 Both algorithms work on basis columns scaled to unit length and, for regression, on targets
 scaled to unit root mean square. Neither changes the evidence maximum: scaling a column by
@@ -52,6 +55,8 @@ __all__ = [
 LOG_2PI = np.log(2.0 * np.pi)
 #: Largest noise precision for targets of unit root mean square (noise std >= 1e-6 of it).
 MAX_SCALED_BETA = 1e12
+#: Step halvings tried before a joint Newton step is given up for a single move.
+JOINT_STEP_HALVINGS = 4
 
 
 # ---------------------------------------------------------------------------------- the model
@@ -275,13 +280,22 @@ class SparsityQuality(NamedTuple):
     q: np.ndarray  #: phi_i^T C_-i^-1 t (7.99), shape (M,)
 
 
-def _leave_one_out(S, Q, alpha):
-    """s, q from S, Q by (7.104)-(7.105); s = S and q = Q where alpha is infinite."""
+def _leave_one_out(S, Q, alpha, active=None, posterior=None):
+    """s, q from S, Q by (7.104)-(7.105); s = S and q = Q where alpha is infinite.
+
+    Given the posterior of the ``active`` functions, their s, q are taken in the equivalent
+    forms s_i = gamma_i / Sigma_ii and q_i = m_i / Sigma_ii (S_i = alpha_i gamma_i and
+    Q_i = alpha_i m_i in (7.104)-(7.105)), which do not divide by the difference alpha_i - S_i.
+    """
     s, q = S.copy(), Q.copy()
     f = np.isfinite(alpha)
     scale = alpha[f] / (alpha[f] - S[f])
     s[f] = scale * S[f]
     q[f] = scale * Q[f]
+    if posterior is not None and active.size:
+        d = np.diag(posterior.cov)
+        s[active] = (1.0 - alpha[active] * d) / d
+        q[active] = posterior.mean / d
     return SparsityQuality(S, Q, s, q)
 
 
@@ -333,6 +347,12 @@ def _heading_out(mean, gamma, cov):
     return mean**2 <= gamma * np.diag(cov)
 
 
+def _leaving(alpha, active, factors):
+    """An active function whose optimum (7.101) is alpha = inf (q_i^2 <= s_i), or None."""
+    out = active[factors.q[active] ** 2 <= factors.s[active]]
+    return int(out[0]) if out.size else None
+
+
 def _best_move(alpha, factors):
     """The add / re-estimate / delete move (7.101) with the largest gain (7.96) in evidence."""
     new_alpha = optimal_alpha(factors.s, factors.q)
@@ -341,6 +361,28 @@ def _best_move(alpha, factors):
     )
     i = int(np.argmax(gain))
     return i, new_alpha[i], gain[i]
+
+
+def _variance_gradient_hessian(alpha, mean, cov):
+    r"""Gradient and Hessian of the log evidence (7.85) in the prior variances
+    :math:`u_i = 1/\alpha_i` of the active functions, at fixed :math:`\beta`.
+
+    :math:`\mathbf C = \beta^{-1}\mathbf I + \sum_i u_i\boldsymbol\phi_i\boldsymbol\phi_i^\top`
+    (7.86) is linear in :math:`\mathbf u`, and with :math:`K_{ij} = \boldsymbol\phi_i^\top
+    \mathbf C^{-1}\boldsymbol\phi_j` and :math:`\partial\mathbf C^{-1}/\partial u_j =
+    -\mathbf C^{-1}\boldsymbol\phi_j\boldsymbol\phi_j^\top\mathbf C^{-1}`,
+
+    .. math:: g_i = \tfrac12(Q_i^2 - S_i), \qquad H_{ij} = \tfrac12 K_{ij}^2 - Q_i Q_j K_{ij},
+
+    where, for active functions, :math:`\mathbf K = \mathbf A - \mathbf A\boldsymbol\Sigma
+    \mathbf A`, :math:`Q_i = \alpha_i m_i` and :math:`S_i = K_{ii}` (from (7.82)-(7.83) and the
+    Woodbury identity). :math:`g_i = 0` is the fixed point (7.87).
+    """
+    K = np.diag(alpha) - np.outer(alpha, alpha) * cov
+    Q = alpha * mean
+    gradient = 0.5 * (Q**2 - np.diag(K))
+    hessian = 0.5 * K**2 - np.outer(Q, Q) * K
+    return gradient, hessian
 
 
 # ------------------------------------------------------------------------------- algorithms
@@ -379,6 +421,46 @@ def _beta_candidates(post, n, beta):
     return min(mackay, MAX_SCALED_BETA), min(em, MAX_SCALED_BETA)
 
 
+def _joint_step(alpha, post, evidence_at, must_beat):
+    """A joint Newton step in the prior variances u = 1/alpha of all active functions.
+
+    Single-coordinate moves creep when active columns are nearly collinear: the evidence then
+    depends almost only on the sum of their variances, a straight ridge in u, and each move
+    shifts a little variance from one to the other, so that one reaches alpha = inf (u = 0) only
+    after hundreds of steps. The joint step (:func:`_variance_gradient_hessian`) follows the
+    ridge at once: Newton's step with the Hessian's eigenvalues replaced by minus their absolute
+    values (so that it ascends even where the evidence is not concave), cut short where the
+    first u_i reaches 0, which deletes that function. It is tried only if the quadratic model
+    predicts a gain larger than ``must_beat``, the gain of the best single move, and step
+    halving then looks for such a gain in the evidence itself; if there is none, None is
+    returned.
+
+    ``evidence_at(alpha)`` must accept inf entries (deleted functions).
+    """
+    u = 1.0 / alpha
+    gradient, hessian = _variance_gradient_hessian(alpha, post.mean, post.cov)
+    curvature, vectors = np.linalg.eigh(hessian)
+    curvature = np.maximum(np.abs(curvature), 1e-12 * np.max(np.abs(curvature)))
+    step = vectors @ ((vectors.T @ gradient) / curvature)
+    if not np.all(np.isfinite(step)):
+        return None  # a zero Hessian: nothing to model
+    shrinking = step < 0
+    fraction = min(1.0, np.min(-u[shrinking] / step[shrinking], initial=np.inf))
+    scaled = fraction * step
+    if gradient @ scaled + 0.5 * scaled @ hessian @ scaled <= must_beat:
+        return None  # not even the quadratic model beats the single move
+    for _ in range(JOINT_STEP_HALVINGS):
+        trial_u = u + fraction * step
+        trial_u[trial_u <= 1e-12 * u] = 0.0  # the first to reach the boundary leaves
+        with np.errstate(divide="ignore"):
+            trial_alpha = 1.0 / trial_u
+        trial = evidence_at(trial_alpha)
+        if trial.log_evidence - post.log_evidence > must_beat:
+            return trial_alpha, trial
+        fraction /= 2.0
+    return None
+
+
 def _sequential_regression(Phi, t, beta, tol, max_iter, verbose):
     """Tipping & Faul's algorithm (PRML 7.2.2, steps 1-9) for regression."""
     n, M = Phi.shape
@@ -386,38 +468,56 @@ def _sequential_regression(Phi, t, beta, tol, max_iter, verbose):
     PhiT_t = Phi.T @ t
     alpha = np.full(M, np.inf)  # step 2: start from the empty model
     active = np.zeros(0, dtype=int)
-    PhiT_Phi_active = np.zeros((M, 0))  # phi_i^T phi_j for j in the model, grown on each add
+    basis = np.zeros((n, 0))  # the columns of the active functions, in the order of `active`
+    cross = np.zeros((M, 0))  # phi_i^T phi_j for every i and active j
 
-    def posterior_for(beta):
-        G = PhiT_Phi_active[active]
-        return _posterior(G, PhiT_t[active], Phi[:, active], t, alpha[active], beta)
+    def posterior_for(alpha_active, beta):
+        kept = np.isfinite(alpha_active)  # a joint step may delete some
+        if kept.all():
+            G, columns = cross[active], basis
+        else:
+            G, columns = cross[np.ix_(active[kept], kept)], basis[:, kept]
+        return _posterior(G, PhiT_t[active[kept]], columns, t, alpha_active[kept], beta)
 
-    post = posterior_for(beta)
+    def keep_only(keep):
+        return active[keep], basis[:, keep], cross[:, keep]
+
+    post = posterior_for(alpha[active], beta)
     path = [post.log_evidence]
     beta_gain = np.inf
     converged = False
     n_iter = 0
     while n_iter < max_iter:
         # step 3: S, Q (7.106)-(7.107) and s, q (7.104)-(7.105) of every candidate
-        S, Q = _regression_factors(PhiT_Phi_active, PhiT_t, norms2, beta, post)
-        i, new_alpha, gain = _best_move(alpha, _leave_one_out(S, Q, alpha))  # step 4
+        S, Q = _regression_factors(cross, PhiT_t, norms2, beta, post)
+        factors = _leave_one_out(S, Q, alpha, active, post)
+        i, new_alpha, gain = _best_move(alpha, factors)  # step 4
         if gain <= tol and beta_gain <= tol:
-            converged = True
-            break
+            i = _leaving(alpha, active, factors)
+            if i is None:
+                converged = True
+                break
+            new_alpha, gain = np.inf, 0.0  # its deletion gain is >= 0 (7.96)
         n_iter += 1
-        if gain > tol:
+        joint = None
+        if np.isfinite(alpha[i]) and np.isfinite(new_alpha) and active.size > 1:
+            joint = _joint_step(alpha[active], post, lambda a: posterior_for(a, beta), gain)
+        if joint is not None:
+            alpha[active], post = joint
+            active, basis, cross = keep_only(np.isfinite(alpha[active]))
+        elif gain > 0 or np.isfinite(alpha[i]):  # (a deletion from the clean-up gains >= 0)
             if not np.isfinite(alpha[i]):  # step 6: add phi_i
                 active = np.append(active, i)
-                PhiT_Phi_active = np.column_stack([PhiT_Phi_active, Phi.T @ Phi[:, i]])
+                basis = np.column_stack([basis, Phi[:, i]])
+                cross = np.column_stack([cross, Phi.T @ Phi[:, i]])
             elif not np.isfinite(new_alpha):  # step 7: delete phi_i
-                keep = active != i
-                active, PhiT_Phi_active = active[keep], PhiT_Phi_active[:, keep]
+                active, basis, cross = keep_only(active != i)
             alpha[i] = new_alpha  # step 5 (or the value for an added function)
-            post = posterior_for(beta)
+            post = posterior_for(alpha[active], beta)
         # step 8: re-estimate beta, keeping the evidence from falling
         before = post.log_evidence
         for candidate in _beta_candidates(post, n, beta):
-            trial = posterior_for(candidate)
+            trial = posterior_for(alpha[active], candidate)
             if trial.log_evidence >= before:
                 beta, post = candidate, trial
                 break
@@ -654,7 +754,10 @@ _PARAMETERS_DOC = """
         Include the constant basis function of (7.78), so that :math:`M = N + 1`.
     tol : float
         Convergence tolerance on the log evidence. Sequential: stop when no single add,
-        re-estimate or delete move (nor the noise update) would raise it by more than ``tol``.
+        re-estimate or delete move (nor the noise update) would raise it by more than ``tol``;
+        then active functions whose optimum (7.101) is infinite are deleted. For regression, an
+        iteration may be a joint Newton step on all active :math:`\alpha_i` instead of a single
+        move, when it gains more (see the module notes).
         Re-estimation: stop when an iteration changes it by less than ``tol`` and no kept
         function has an infinite conditional optimum (7.101) (those are pruned at that point).
     max_iter : int

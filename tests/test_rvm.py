@@ -141,6 +141,58 @@ def test_sequential_evidence_never_decreases_and_ends_at_a_coordinate_maximum():
         np.testing.assert_allclose(model.alpha_[a], rvm.optimal_alpha(f.s[a], f.q[a]), rtol=1e-3)
 
 
+def test_variance_gradient_and_hessian_against_finite_differences():
+    _, t, Phi, _ = regression_problem(n=30, seed=4)
+    columns, beta = Phi[:, [0, 5, 12, 20, 27]], 3.0
+    u0 = np.random.default_rng(2).uniform(0.2, 5.0, columns.shape[1])  # u_i = 1 / alpha_i
+
+    def gradient_and_hessian(u):
+        post = rvm.regression_posterior(columns, t, 1 / u, beta)
+        return rvm._variance_gradient_hessian(1 / u, post.mean, post.cov)
+
+    def evidence(u):
+        return rvm.regression_posterior(columns, t, 1 / u, beta).log_evidence
+
+    gradient, hessian = gradient_and_hessian(u0)
+    np.testing.assert_allclose(gradient, central_difference(evidence, u0, 1e-6), atol=1e-7)
+    hessian_fd = central_difference(lambda u: gradient_and_hessian(u)[0], u0, 1e-6)
+    np.testing.assert_allclose(hessian, hessian_fd, atol=1e-7)
+    np.testing.assert_allclose(hessian, hessian.T, rtol=1e-12)
+
+
+def test_joint_step_follows_the_ridge_of_neighbouring_columns():
+    # plain single-coordinate ascent (fixed beta) on a dense grid of kernel columns: after 50
+    # moves it holds the neighbouring columns 39 and 40 and creeps, gaining ~1e-4 per move
+    X, t, Phi, _ = regression_problem(n=60, seed=3, lengthscale=0.1)
+    Phi, t, beta = Phi / np.linalg.norm(Phi, axis=0), t / np.sqrt(np.mean(t**2)), 1 / 0.15
+    alpha = np.full(Phi.shape[1], np.inf)
+    for _ in range(50):
+        f = rvm.sparsity_quality(Phi, t, alpha, beta)
+        new = rvm.optimal_alpha(f.s, f.q)
+        gain = rvm.log_evidence_term(new, f.s, f.q) - rvm.log_evidence_term(alpha, f.s, f.q)
+        alpha[np.argmax(gain)] = new[np.argmax(gain)]
+    active = np.flatnonzero(np.isfinite(alpha))
+    assert {39, 40} <= set(active)
+    f = rvm.sparsity_quality(Phi, t, alpha, beta)
+    single = np.max(
+        rvm.log_evidence_term(rvm.optimal_alpha(f.s, f.q), f.s, f.q)
+        - rvm.log_evidence_term(alpha, f.s, f.q)
+    )
+
+    def evidence_at(a):
+        kept = np.isfinite(a)
+        return rvm.regression_posterior(Phi[:, active[kept]], t, a[kept], beta)
+
+    post = evidence_at(alpha[active])
+    new_alpha, new_post = rvm._joint_step(alpha[active], post, evidence_at, single)
+    # one joint step gains many single moves' worth and takes column 40 out of the model
+    assert new_post.log_evidence - post.log_evidence > 10 * single
+    assert set(active[~np.isfinite(new_alpha)]) == {40}
+    np.testing.assert_allclose(new_post.log_evidence, evidence_at(new_alpha).log_evidence)
+    # it declines to move when it cannot beat the single move it competes with
+    assert rvm._joint_step(alpha[active], post, evidence_at, 1.0) is None
+
+
 def test_reestimation_ends_where_the_evidence_gradient_vanishes():
     X, t, Phi, kernel = regression_problem(n=30, seed=7)
     model = RVR(kernel=kernel, method="reestimate", tol=1e-12, max_iter=20000).fit(X, t)
