@@ -36,6 +36,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
 
 from . import _linalg
 from ._validation import binary_targets, check_real
@@ -830,7 +831,9 @@ class RVR(RegressorMixin, _RVMBase):
         t = y / t_scale
         beta = 10.0  # initial noise variance: a tenth of the mean square target
         if self.method == "sequential":
-            fit = _sequential_regression(Phi, t, beta, self.tol, self.max_iter, self.verbose)
+            # its steps handle a few active columns: one BLAS thread is faster than several
+            with threadpool_limits(limits=1, user_api="blas"):
+                fit = _sequential_regression(Phi, t, beta, self.tol, self.max_iter, self.verbose)
         else:
             fit = _reestimate_regression(
                 Phi, t, beta, self.tol, self.max_iter, self.prune_threshold, self.verbose
