@@ -755,10 +755,10 @@ _PARAMETERS_DOC = """
         Include the constant basis function of (7.78), so that :math:`M = N + 1`.
     tol : float
         Convergence tolerance on the log evidence. Sequential: stop when no single add,
-        re-estimate or delete move (nor the noise update) would raise it by more than ``tol``;
-        then active functions whose optimum (7.101) is infinite are deleted. For regression, an
-        iteration may be a joint Newton step on all active :math:`\alpha_i` instead of a single
-        move, when it gains more (see the module notes).
+        re-estimate or delete move (nor the noise update) would raise it by more than ``tol``.
+        For regression, active functions whose optimum (7.101) is infinite are then deleted, and
+        an iteration may be a joint Newton step on all active :math:`\alpha_i` instead of a
+        single move, when that gains more (see the module notes).
         Re-estimation: stop when an iteration changes it by less than ``tol`` and no kept
         function has an infinite conditional optimum (7.101) (those are pruned at that point).
     max_iter : int
