@@ -312,7 +312,10 @@ def sparsity_quality(Phi, t, alpha, beta):
     r"""Sparsity and quality factors of every basis function for regression (7.98)–(7.107).
 
     :math:`S_i, Q_i` come from the active basis functions only, by (7.106)–(7.107), and
-    :math:`s_i, q_i` from them by (7.104)–(7.105).
+    :math:`s_i, q_i` from them by (7.104)–(7.105); for a function in the model in the
+    equivalent forms :math:`s_i = \gamma_i/\Sigma_{ii}`, :math:`q_i = m_i/\Sigma_{ii}`, which
+    do not divide by the small difference :math:`\alpha_i - S_i` when the weight is well
+    determined.
 
     Parameters
     ----------
@@ -335,7 +338,7 @@ def sparsity_quality(Phi, t, alpha, beta):
     S, Q = _regression_factors(
         Phi.T @ Phi[:, active], Phi.T @ t, np.sum(Phi**2, axis=0), beta, posterior
     )
-    return _leave_one_out(S, Q, alpha)
+    return _leave_one_out(S, Q, alpha, active, posterior)
 
 
 def _heading_out(mean, gamma, cov):
@@ -346,12 +349,6 @@ def _heading_out(mean, gamma, cov):
     m_i^2 <= gamma_i Sigma_ii.
     """
     return mean**2 <= gamma * np.diag(cov)
-
-
-def _leaving(alpha, active, factors):
-    """An active function whose optimum (7.101) is alpha = inf (q_i^2 <= s_i), or None."""
-    out = active[factors.q[active] ** 2 <= factors.s[active]]
-    return int(out[0]) if out.size else None
 
 
 def _best_move(alpha, factors):
@@ -494,10 +491,11 @@ def _sequential_regression(Phi, t, beta, tol, max_iter, verbose):
         factors = _leave_one_out(S, Q, alpha, active, post)
         i, new_alpha, gain = _best_move(alpha, factors)  # step 4
         if gain <= tol and beta_gain <= tol:
-            i = _leaving(alpha, active, factors)
-            if i is None:
+            leaving = active[_heading_out(post.mean, post.gamma, post.cov)]
+            if leaving.size == 0:
                 converged = True
                 break
+            i = int(leaving[0])
             new_alpha, gain = np.inf, 0.0  # its deletion gain is >= 0 (7.96)
         n_iter += 1
         joint = None
