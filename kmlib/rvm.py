@@ -17,7 +17,9 @@ noise precision :math:`\beta` for regression) maximise the evidence. Two algorit
   \lambda(\alpha_i^{\rm old})` of (7.96)–(7.97). Only the active basis functions are factorised.
   When neighbouring kernel columns are nearly collinear, single moves creep along a ridge of
   the evidence; kmlib then takes a joint Newton step in the prior variances of the active
-  functions instead, if it gains more than the best single move (:func:`_joint_step`).
+  functions instead, if it gains more than the best single move (:func:`_joint_step`), or,
+  failing that, the same step in the two coordinates of the function to be re-estimated and
+  its most nearly parallel active neighbour.
 
 Both algorithms work on basis columns scaled to unit length and, for regression, on targets
 scaled to unit root mean square. Neither changes the evidence maximum: scaling a column by
@@ -289,14 +291,15 @@ def _leave_one_out(S, Q, alpha, active=None, posterior=None):
     Q_i = alpha_i m_i in (7.104)-(7.105)), which do not divide by the difference alpha_i - S_i.
     """
     s, q = S.copy(), Q.copy()
-    f = np.isfinite(alpha)
-    scale = alpha[f] / (alpha[f] - S[f])
-    s[f] = scale * S[f]
-    q[f] = scale * Q[f]
-    if posterior is not None and active.size:
+    if posterior is not None:
         d = np.diag(posterior.cov)
         s[active] = (1.0 - alpha[active] * d) / d
         q[active] = posterior.mean / d
+    else:
+        f = np.isfinite(alpha)
+        scale = alpha[f] / (alpha[f] - S[f])
+        s[f] = scale * S[f]
+        q[f] = scale * Q[f]
     return SparsityQuality(S, Q, s, q)
 
 
@@ -352,13 +355,20 @@ def _heading_out(mean, gamma, cov):
 
 
 def _best_move(alpha, factors):
-    """The add / re-estimate / delete move (7.101) with the largest gain (7.96) in evidence."""
-    new_alpha = optimal_alpha(factors.s, factors.q)
-    gain = log_evidence_term(new_alpha, factors.s, factors.q) - log_evidence_term(
-        alpha, factors.s, factors.q
-    )
+    """The add / re-estimate / delete move (7.101) with the largest gain (7.96) in evidence.
+
+    At the optimum (7.101), lambda of (7.97) has a closed form in r = q^2/s alone:
+    lambda(s^2/(q^2 - s)) = (r - 1 - ln r)/2 for r > 1, and 0 (the function left out) otherwise.
+    """
+    s, q = factors.s, factors.q
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.fmax(q**2 / s, 1.0)  # s <= 0 only by rounding (duplicate columns): left out
+    gain = 0.5 * (r - 1.0 - np.log(r))
+    f = np.isfinite(alpha)
+    gain[f] -= log_evidence_term(alpha[f], s[f], q[f])
     i = int(np.argmax(gain))
-    return i, new_alpha[i], gain[i]
+    new_alpha = s[i] ** 2 / (q[i] ** 2 - s[i]) if r[i] > 1.0 else np.inf
+    return i, new_alpha, gain[i]
 
 
 def _variance_gradient_hessian(alpha, mean, cov):
@@ -419,36 +429,39 @@ def _beta_candidates(post, n, beta):
     return min(mackay, MAX_SCALED_BETA), min(em, MAX_SCALED_BETA)
 
 
-def _joint_step(alpha, post, evidence_at, must_beat):
-    """A joint Newton step in the prior variances u = 1/alpha of all active functions.
+def _joint_step(alpha, post, evidence_at, must_beat, block=None):
+    """A joint Newton step in the prior variances u = 1/alpha of several active functions.
 
     Single-coordinate moves creep when active columns are nearly collinear: the evidence then
     depends almost only on the sum of their variances, a straight ridge in u, and each move
     shifts a little variance from one to the other, so that one reaches alpha = inf (u = 0) only
     after hundreds of steps. The joint step (:func:`_variance_gradient_hessian`) follows the
-    ridge at once: Newton's step with the Hessian's eigenvalues replaced by minus their absolute
-    values (so that it ascends even where the evidence is not concave), cut short where the
-    first u_i reaches 0, which deletes that function. It is tried only if the quadratic model
-    predicts a gain larger than ``must_beat``, the gain of the best single move, and step
-    halving then looks for such a gain in the evidence itself; if there is none, None is
-    returned.
+    ridge at once: Newton's step in the coordinates ``block`` (positions in ``alpha``; all of
+    them by default) with the Hessian's eigenvalues replaced by minus their absolute values (so
+    that it ascends even where the evidence is not concave), cut short where the first u_i
+    reaches 0, which deletes that function. It is tried only if the quadratic model predicts a
+    gain larger than ``must_beat``, the gain of the best single move, and step halving then
+    looks for such a gain in the evidence itself; if there is none, None is returned.
 
     ``evidence_at(alpha)`` must accept inf entries (deleted functions).
     """
     u = 1.0 / alpha
+    block = np.arange(alpha.size) if block is None else np.asarray(block)
     gradient, hessian = _variance_gradient_hessian(alpha, post.mean, post.cov)
+    gradient, hessian = gradient[block], hessian[np.ix_(block, block)]
     curvature, vectors = np.linalg.eigh(hessian)
     curvature = np.maximum(np.abs(curvature), 1e-12 * np.max(np.abs(curvature)))
     step = vectors @ ((vectors.T @ gradient) / curvature)
     if not np.all(np.isfinite(step)):
         return None  # a zero Hessian: nothing to model
     shrinking = step < 0
-    fraction = min(1.0, np.min(-u[shrinking] / step[shrinking], initial=np.inf))
+    fraction = min(1.0, np.min(-u[block][shrinking] / step[shrinking], initial=np.inf))
     scaled = fraction * step
     if gradient @ scaled + 0.5 * scaled @ hessian @ scaled <= must_beat:
         return None  # not even the quadratic model beats the single move
     for _ in range(JOINT_STEP_HALVINGS):
-        trial_u = u + fraction * step
+        trial_u = u.copy()
+        trial_u[block] += fraction * step
         trial_u[trial_u <= 1e-12 * u] = 0.0  # the first to reach the boundary leaves
         with np.errstate(divide="ignore"):
             trial_alpha = 1.0 / trial_u
@@ -457,6 +470,13 @@ def _joint_step(alpha, post, evidence_at, must_beat):
             return trial_alpha, trial
         fraction /= 2.0
     return None
+
+
+def _closest_partner(cross, active, norms2, i):
+    """Position in ``active`` of the active column most collinear with column ``i`` (not i)."""
+    cosine = np.abs(cross[i]) / np.sqrt(norms2[i] * norms2[active])
+    cosine[active == i] = -1.0
+    return int(np.argmax(cosine))
 
 
 def _sequential_regression(Phi, t, beta, tol, max_iter, verbose):
@@ -500,7 +520,16 @@ def _sequential_regression(Phi, t, beta, tol, max_iter, verbose):
         n_iter += 1
         joint = None
         if np.isfinite(alpha[i]) and np.isfinite(new_alpha) and active.size > 1:
-            joint = _joint_step(alpha[active], post, lambda a: posterior_for(a, beta), gain)
+            # all active functions at once; failing that, phi_i and its closest neighbour
+            # (the full step is cut short when some other function reaches u = 0 first)
+            evidence_at = lambda a: posterior_for(a, beta)  # noqa: E731
+            joint = _joint_step(alpha[active], post, evidence_at, gain)
+            if joint is None and active.size > 2:
+                pair = [
+                    int(np.flatnonzero(active == i)[0]),
+                    _closest_partner(cross, active, norms2, i),
+                ]
+                joint = _joint_step(alpha[active], post, evidence_at, gain, pair)
         if joint is not None:
             alpha[active], post = joint
             active, basis, cross = keep_only(np.isfinite(alpha[active]))
@@ -755,8 +784,8 @@ _PARAMETERS_DOC = """
         Convergence tolerance on the log evidence. Sequential: stop when no single add,
         re-estimate or delete move (nor the noise update) would raise it by more than ``tol``.
         For regression, active functions whose optimum (7.101) is infinite are then deleted, and
-        an iteration may be a joint Newton step on all active :math:`\alpha_i` instead of a
-        single move, when that gains more (see the module notes).
+        an iteration may be a joint Newton step on all active :math:`\alpha_i` (or on two of
+        them) instead of a single move, when that gains more (see the module notes).
         Re-estimation: stop when an iteration changes it by less than ``tol`` and no kept
         function has an infinite conditional optimum (7.101) (those are pruned at that point).
     max_iter : int

@@ -100,6 +100,21 @@ def test_lambda_and_its_maximiser_reproduce_figure_7_11():
     assert rvm.log_evidence_term(np.inf, 2.0, 1.0) == 0.0
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_best_move_gains_agree_with_lambda_at_the_optimum(seed):
+    # _best_move uses lambda(alpha*) = (r - 1 - ln r)/2, r = q^2/s, in place of (7.97) at (7.101)
+    rng = np.random.default_rng(seed)
+    s, q = rng.uniform(0.1, 3.0, 50), rng.normal(0.0, 2.0, 50)
+    alpha = np.where(rng.uniform(size=50) < 0.5, np.inf, rng.uniform(0.1, 10.0, 50))
+    direct = rvm.log_evidence_term(rvm.optimal_alpha(s, q), s, q) - rvm.log_evidence_term(
+        alpha, s, q
+    )
+    i, new_alpha, gain = rvm._best_move(alpha, rvm.SparsityQuality(s, q, s, q))
+    assert i == int(np.argmax(direct))
+    assert gain == pytest.approx(direct[i], rel=1e-12)
+    assert new_alpha == rvm.optimal_alpha(s[i], q[i])
+
+
 def fitted_evidence(model, Phi, t):
     """(7.85) recomputed from the fitted alpha_, beta_ with the N x N covariance."""
     return log_gauss(t, brute_force_covariance(Phi, model.alpha_, model.beta_))
@@ -174,10 +189,10 @@ def test_joint_step_follows_the_ridge_of_neighbouring_columns():
     active = np.flatnonzero(np.isfinite(alpha))
     assert {39, 40} <= set(active)
     f = rvm.sparsity_quality(Phi, t, alpha, beta)
-    single = np.max(
-        rvm.log_evidence_term(rvm.optimal_alpha(f.s, f.q), f.s, f.q)
-        - rvm.log_evidence_term(alpha, f.s, f.q)
+    gains = rvm.log_evidence_term(rvm.optimal_alpha(f.s, f.q), f.s, f.q) - rvm.log_evidence_term(
+        alpha, f.s, f.q
     )
+    single = np.max(gains)
 
     def evidence_at(a):
         kept = np.isfinite(a)
@@ -191,6 +206,18 @@ def test_joint_step_follows_the_ridge_of_neighbouring_columns():
     np.testing.assert_allclose(new_post.log_evidence, evidence_at(new_alpha).log_evidence)
     # it declines to move when it cannot beat the single move it competes with
     assert rvm._joint_step(alpha[active], post, evidence_at, 1.0) is None
+    # restricted to the re-estimated column and its closest active neighbour (the fallback the
+    # sequential fit uses), the step moves those two only and still removes column 40
+    i = int(np.argmax(gains))
+    pair = [
+        int(np.flatnonzero(active == i)[0]),
+        rvm._closest_partner(Phi.T @ Phi[:, active], active, np.ones(Phi.shape[1]), i),
+    ]
+    assert sorted(active[pair]) == [39, 40]
+    pair_alpha, pair_post = rvm._joint_step(alpha[active], post, evidence_at, single, pair)
+    assert pair_post.log_evidence - post.log_evidence > 10 * single
+    np.testing.assert_array_equal(np.flatnonzero(pair_alpha != alpha[active]), sorted(pair))
+    assert set(active[~np.isfinite(pair_alpha)]) == {40}
 
 
 def test_reestimation_ends_where_the_evidence_gradient_vanishes():
