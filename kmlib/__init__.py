@@ -13,10 +13,40 @@ Modules (one algorithm each):
 * :mod:`kmlib.svm` — support vector classifiers, regressors and the one-class SVM on that solver;
 * :mod:`kmlib.rvm` — relevance vector regression and classification (re-estimation and the fast
   sequential algorithm);
+* :mod:`kmlib.losses` — the loss functions of Chu (2003) and their noise models (SILF,
+  trigonometric loss);
+* :mod:`kmlib.bsvr` — Bayesian support vector regression with the SILF;
+* :mod:`kmlib.btsvc` — the Bayesian trigonometric support vector classifier;
 * :mod:`kmlib.datasets` — seeded synthetic data sets of the book.
 """
 
-from . import datasets, gp, kernels, laplace, rvm, smo, smoothing, structured, svm
+from . import (
+    bsvr,
+    btsvc,
+    datasets,
+    gp,
+    kernels,
+    laplace,
+    losses,
+    rvm,
+    smo,
+    smoothing,
+    structured,
+    svm,
+)
 
-__all__ = ["datasets", "gp", "kernels", "laplace", "rvm", "smo", "smoothing", "structured", "svm"]
+__all__ = [
+    "bsvr",
+    "btsvc",
+    "datasets",
+    "gp",
+    "kernels",
+    "laplace",
+    "losses",
+    "rvm",
+    "smo",
+    "smoothing",
+    "structured",
+    "svm",
+]
 __version__ = "0.1.0"

@@ -8,16 +8,41 @@ r"""Seeded synthetic data sets shared by the notebooks (PRML Appendix A and 6.4.
   inventory) and the exact posterior comes with them, which gives the Bayes-optimal boundary.
 * :func:`ard_toy` — the three-input data of PRML 6.4.4 (Figure 6.10), generated as in Nabney's
   Netlab demo ``demgpard``: one relevant input, a noisy copy of it, and an irrelevant one.
+
+Data sets of Chu (2003), *Bayesian Approach to Support Vector Machines* (PhD thesis, NUS):
+
+* :func:`sinc` — :math:`\sin|x|/|x|` on [−10, 10] with noise drawn from the SILF density (thesis
+  4.5.1 and Appendix F) or Gaussian noise (its Figure 4.2).
+* :func:`robot_arm` — MacKay's robot-arm regression with two outputs, and its six-input variant
+  with two noisy copies and two irrelevant inputs (thesis 4.5.2, after Neal 1996).
+* :func:`chu_classification_1d` — 50 + 50 points from two unit-variance Gaussians, optionally
+  with one mislabelled point (thesis 5.5.1).
+* :func:`chu_classification_2d`, :func:`chu_classification_2d_posterior` and
+  :func:`chu_classification_2d_bayes_error` — two Gaussian classes in the plane with different
+  diagonal covariances, their exact posterior and Bayes error (thesis 5.5.2).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit, logsumexp
+from scipy import integrate
+from scipy.special import expit, logsumexp, ndtr
 
-from ._validation import as_generator, as_inputs
+from ._validation import as_generator, as_inputs, check_positive
+from .losses import silf_noise
 
-__all__ = ["sinusoid", "two_class", "two_class_posterior", "ard_toy"]
+__all__ = [
+    "sinusoid",
+    "two_class",
+    "two_class_posterior",
+    "ard_toy",
+    "sinc",
+    "robot_arm",
+    "chu_classification_1d",
+    "chu_classification_2d",
+    "chu_classification_2d_posterior",
+    "chu_classification_2d_bayes_error",
+]
 
 
 def sinusoid(n=10, noise_std=0.3, random_state=None, evenly_spaced=False):
@@ -136,3 +161,231 @@ def ard_toy(n=100, random_state=None):
     x3 = 0.5 + 0.5 * rng.standard_normal(n)
     t = np.sin(2.0 * np.pi * x1) + 0.1 * rng.standard_normal(n)
     return np.column_stack([x1, x2, x3]), t
+
+
+# ------------------------------------------------------------------------- Chu (2003) data
+def sinc(
+    n,
+    random_state=None,
+    noise="silf",
+    C=10.0,
+    epsilon=0.1,
+    beta=0.3,
+    noise_variance=0.04,
+):
+    r"""Noisy samples of :math:`\operatorname{sinc}(x) = \sin|x|/|x|` on [−10, 10] (Chu 4.5.1).
+
+    The inputs are uniform on [−10, 10] and the clean target is the unnormalised sinc, with value
+    1 at :math:`x = 0` (``np.sinc(x / pi)`` up to rounding). The thesis corrupts it with noise drawn from the
+    SILF density (2.31) at :math:`(C, \epsilon, \beta) = (10, 0.1, 0.3)`, whose variance (2.33) is
+    0.026785, using the inverse-distribution sampler of its Appendix F
+    (:func:`kmlib.losses.silf_noise`); for its Figure 4.2 it uses Gaussian noise of variance
+    0.04 instead.
+
+    Parameters
+    ----------
+    n : int
+        Number of points.
+    random_state : int, Generator or None
+    noise : {"silf", "gaussian", None}
+        Noise model: SILF noise with parameters ``C, epsilon, beta``, Gaussian noise of variance
+        ``noise_variance``, or none (clean targets, as for the test sets of Figure 4.2).
+    C, epsilon, beta : float
+        SILF noise parameters (used with ``noise="silf"``).
+    noise_variance : float
+        Variance of the Gaussian noise (used with ``noise="gaussian"``).
+
+    Returns
+    -------
+    x : ndarray of shape (n,)
+        Inputs, in the order drawn (not sorted).
+    t : ndarray of shape (n,)
+        Targets.
+    """
+    if noise not in ("silf", "gaussian", None):
+        raise ValueError(f"noise must be 'silf', 'gaussian' or None; got {noise!r}")
+    rng = as_generator(random_state)
+    x = rng.uniform(-10.0, 10.0, n)
+    size = np.abs(x)
+    # sin|x| / |x| directly: np.sinc(x / pi) loses relative accuracy near the zeros x = k pi
+    t = np.divide(np.sin(size), size, out=np.ones_like(size), where=size > 0)
+    if noise == "silf":
+        t = t + silf_noise(C, epsilon, beta, n, random_state=rng)
+    elif noise == "gaussian":
+        std = np.sqrt(float(check_positive(noise_variance, "noise_variance")))
+        t = t + std * rng.standard_normal(n)
+    return x, t
+
+
+def _robot_arm_position(x1, x2):
+    """End point of the two-link arm of MacKay (1992), Chu (4.47)."""
+    y1 = 2.0 * np.cos(x1) + 1.3 * np.cos(x1 + x2)
+    y2 = 2.0 * np.sin(x1) + 1.3 * np.sin(x1 + x2)
+    return np.column_stack([y1, y2])
+
+
+def robot_arm(n=600, random_state=None, extra_inputs=False):
+    r"""MacKay's robot-arm regression problem (Chu 4.5.2, (4.47)).
+
+    Two joint angles give the position of a two-link arm,
+
+    .. math:: y_1 = 2.0\cos x_1 + 1.3\cos(x_1 + x_2), \qquad
+              y_2 = 2.0\sin x_1 + 1.3\sin(x_1 + x_2),
+
+    observed with independent Gaussian noise of standard deviation 0.05. :math:`x_1` is uniform
+    on :math:`[-1.932, -0.453]\cup[0.453, 1.932]` and :math:`x_2` uniform on :math:`[0.534,
+    3.142]`; these are the ranges of MacKay (1992), which the thesis does not state. The thesis
+    trains on points 1–200 and tests on 201–400 of its 600.
+
+    With ``extra_inputs=True`` the inputs are the six of Neal (1996): :math:`x_3 = x_1 +
+    0.02n_3`, :math:`x_4 = x_2 + 0.02n_4` and two irrelevant inputs :math:`x_5 = n_5`,
+    :math:`x_6 = n_6`, with :math:`n_k\sim\mathcal N(0, 1)`.
+
+    Parameters
+    ----------
+    n : int
+        Number of points.
+    random_state : int, Generator or None
+    extra_inputs : bool
+        Return the six-input variant.
+
+    Returns
+    -------
+    X : ndarray of shape (n, 2) or (n, 6)
+        Joint angles (and, for six inputs, the noisy copies and the noise inputs).
+    Y : ndarray of shape (n, 2)
+        Noisy positions :math:`(y_1, y_2)`.
+    """
+    rng = as_generator(random_state)
+    sign = np.where(rng.uniform(0.0, 1.0, n) < 0.5, -1.0, 1.0)
+    x1 = sign * rng.uniform(0.453, 1.932, n)  # the two intervals have equal length
+    x2 = rng.uniform(0.534, 3.142, n)
+    Y = _robot_arm_position(x1, x2) + 0.05 * rng.standard_normal((n, 2))
+    X = np.column_stack([x1, x2])
+    if extra_inputs:
+        copies = X + 0.02 * rng.standard_normal((n, 2))
+        X = np.column_stack([X, copies, rng.standard_normal((n, 2))])
+    return X, Y
+
+
+def chu_classification_1d(random_state=None, outlier=False):
+    r"""One-dimensional two-class data of Chu 5.5.1.
+
+    50 points of class +1 from :math:`\mathcal N(-2, 1)` and 50 of class −1 from
+    :math:`\mathcal N(2, 1)`; with ``outlier=True`` one more point of class −1 at :math:`x = -2`,
+    deep inside class +1.
+
+    Parameters
+    ----------
+    random_state : int, Generator or None
+    outlier : bool
+        Append the mislabelled point (the thesis's "outlier case").
+
+    Returns
+    -------
+    X : ndarray of shape (100, 1) or (101, 1)
+        Class +1 first, then class −1, then the outlier.
+    y : ndarray of shape (100,) or (101,)
+        Labels in {−1, +1}.
+    """
+    rng = as_generator(random_state)
+    x = np.concatenate([-2.0 + rng.standard_normal(50), 2.0 + rng.standard_normal(50)])
+    y = np.concatenate([np.ones(50), -np.ones(50)])
+    if outlier:
+        x, y = np.append(x, -2.0), np.append(y, -1.0)
+    return x[:, np.newaxis], y
+
+
+#: Chu 5.5.2: (mean, variances of the two coordinates) of class +1 and class -1.
+_CHU_PLUS = (np.array([-2.0, 0.0]), np.array([1.0, 2.0]))
+_CHU_MINUS = (np.array([2.0, 0.0]), np.array([2.0, 1.0]))
+
+
+def _diagonal_log_density(X, mean, variances):
+    return (
+        -0.5 * np.sum((X - mean) ** 2 / variances, axis=1)
+        - 0.5 * np.sum(np.log(variances))
+        - np.log(2.0 * np.pi)
+    )
+
+
+def chu_classification_2d(n, random_state=None):
+    r"""Two-dimensional two-class data of Chu 5.5.2.
+
+    Each label is +1 or −1 with probability 1/2 (the thesis does not state the priors); class
+    +1 is :math:`\mathcal N((-2, 0), \operatorname{diag}(1, 2))` and class −1 is
+    :math:`\mathcal N((2, 0), \operatorname{diag}(2, 1))`, the diagonal entries being variances.
+    The thesis uses 1000 training and 20002 test points.
+
+    Parameters
+    ----------
+    n : int
+        Number of points.
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    X : ndarray of shape (n, 2)
+    y : ndarray of shape (n,)
+        Labels in {−1, +1}.
+    """
+    rng = as_generator(random_state)
+    y = np.where(rng.uniform(0.0, 1.0, n) < 0.5, 1.0, -1.0)
+    mean = np.where(y[:, np.newaxis] > 0, _CHU_PLUS[0], _CHU_MINUS[0])
+    std = np.sqrt(np.where(y[:, np.newaxis] > 0, _CHU_PLUS[1], _CHU_MINUS[1]))
+    return mean + std * rng.standard_normal((n, 2)), y
+
+
+def chu_classification_2d_posterior(X):
+    r"""Exact :math:`P(y = +1\mid\mathbf x)` of :func:`chu_classification_2d` (equal priors).
+
+    The Bayes-optimal classifier predicts +1 where this exceeds 1/2; the boundary is the
+    hyperbola :math:`(x_1 + 6)^2 - x_2^2 = 32`, class +1 lying between its branches.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, 2)
+
+    Returns
+    -------
+    p : ndarray of shape (m,)
+    """
+    X = as_inputs(X, "X")
+    if X.shape[1] != 2:
+        raise ValueError(f"X must have 2 columns; got {X.shape[1]}")
+    return expit(_diagonal_log_density(X, *_CHU_PLUS) - _diagonal_log_density(X, *_CHU_MINUS))
+
+
+def chu_classification_2d_bayes_error():
+    r"""Bayes error of :func:`chu_classification_2d`, by one-dimensional quadrature.
+
+    The log-odds are :math:`[x_2^2 - (x_1 + 6)^2 + 32]/4`, so for fixed :math:`x_2` the
+    Bayes rule says +1 exactly on the interval :math:`|x_1 + 6| < r = \sqrt{32 + x_2^2}`. Both
+    classes have independent coordinates, so the error given :math:`x_2` is a sum of normal
+    tail probabilities in :math:`x_1`, and
+
+    .. math:: \text{error} = \tfrac12\int\Big[p_+(x_2)\,P_+(|x_1 + 6| \ge r)
+              + p_-(x_2)\,P_-(|x_1 + 6| < r)\Big]dx_2 ,
+
+    integrated with :func:`scipy.integrate.quad`. The value is about 0.0464.
+
+    Returns
+    -------
+    error : float
+    """
+    (m_plus, v_plus), (m_minus, v_minus) = _CHU_PLUS, _CHU_MINUS
+    s_plus, s_minus = np.sqrt(v_plus), np.sqrt(v_minus)
+
+    def error_density(x2):
+        r = np.sqrt(32.0 + x2**2)
+        low, high = -6.0 - r, -6.0 + r
+        plus_outside = ndtr((low - m_plus[0]) / s_plus[0]) + ndtr((m_plus[0] - high) / s_plus[0])
+        minus_inside = ndtr((high - m_minus[0]) / s_minus[0]) - ndtr(
+            (low - m_minus[0]) / s_minus[0]
+        )
+        density_plus = np.exp(-0.5 * x2**2 / v_plus[1]) / np.sqrt(2.0 * np.pi * v_plus[1])
+        density_minus = np.exp(-0.5 * x2**2 / v_minus[1]) / np.sqrt(2.0 * np.pi * v_minus[1])
+        return 0.5 * (density_plus * plus_outside + density_minus * minus_inside)
+
+    value, _ = integrate.quad(error_density, -np.inf, np.inf, epsabs=1e-13, epsrel=1e-11)
+    return float(value)

@@ -44,3 +44,104 @@ def test_ard_toy_relations():
         0.5, rel=0.05
     )
     assert (t - np.sin(2 * np.pi * X[:, 0])).std() == pytest.approx(0.1, rel=0.05)
+
+
+# ------------------------------------------------------------------------- Chu (2003) data
+def test_chu_generators_are_seeded():
+    makers = (
+        lambda rs: datasets.sinc(30, random_state=rs),
+        lambda rs: datasets.sinc(30, random_state=rs, noise="gaussian"),
+        lambda rs: datasets.robot_arm(40, random_state=rs, extra_inputs=True),
+        lambda rs: datasets.chu_classification_1d(random_state=rs, outlier=True),
+        lambda rs: datasets.chu_classification_2d(50, random_state=rs),
+    )
+    for make in makers:
+        for a, b in zip(make(11), make(np.random.default_rng(11))):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_sinc_targets_and_noise():
+    from kmlib.losses import silf_noise, silf_noise_variance
+
+    n = 50_000
+    x, t = datasets.sinc(n, random_state=3, noise=None)
+    assert x.shape == t.shape == (n,) and -10 <= x.min() and x.max() <= 10
+    np.testing.assert_allclose(t, np.sin(np.abs(x)) / np.abs(x), rtol=1e-13)
+    # the SILF residuals are exactly the Appendix F sampler's draws after the inputs
+    x, t = datasets.sinc(n, random_state=3)
+    rng = np.random.default_rng(3)
+    np.testing.assert_array_equal(x, rng.uniform(-10, 10, n))
+    np.testing.assert_allclose(
+        t - np.sin(np.abs(x)) / np.abs(x), silf_noise(10.0, 0.1, 0.3, n, rng), rtol=0, atol=1e-15
+    )
+    residual = t - np.sinc(x / np.pi)  # numpy's normalised sinc at x / pi is sin(x) / x
+    se = np.sqrt((np.mean(residual**4) - np.mean(residual**2) ** 2) / n)
+    assert abs(np.mean(residual**2) - silf_noise_variance(10.0, 0.1, 0.3)) < 4 * se
+    # Gaussian noise of variance 0.04 (Figure 4.2): standard error of a sample variance is
+    # sigma^2 sqrt(2 / n)
+    x, t = datasets.sinc(n, random_state=4, noise="gaussian", noise_variance=0.04)
+    residual = t - np.sinc(x / np.pi)
+    assert abs(np.mean(residual**2) - 0.04) < 4 * 0.04 * np.sqrt(2 / n)
+    with pytest.raises(ValueError, match="noise"):
+        datasets.sinc(10, noise="laplace")
+    with pytest.raises(ValueError, match="beta"):
+        datasets.sinc(10, beta=0.0)
+
+
+def test_robot_arm_geometry_and_noise():
+    n = 20_000
+    X, Y = datasets.robot_arm(n, random_state=5)
+    assert X.shape == (n, 2) and Y.shape == (n, 2)
+    x1, x2 = X.T
+    assert np.all((np.abs(x1) >= 0.453) & (np.abs(x1) <= 1.932))
+    assert np.all((x2 >= 0.534) & (x2 <= 3.142))
+    assert abs(np.mean(x1 > 0) - 0.5) < 4 * np.sqrt(0.25 / n)
+    clean = np.column_stack(
+        [2.0 * np.cos(x1) + 1.3 * np.cos(x1 + x2), 2.0 * np.sin(x1) + 1.3 * np.sin(x1 + x2)]
+    )
+    residual = Y - clean
+    # sample variance of N(0, 0.05^2) has standard error 0.0025 sqrt(2 / n)
+    assert np.all(np.abs(residual.var(axis=0) - 0.0025) < 4 * 0.0025 * np.sqrt(2 / n))
+    assert np.all(np.abs(residual.mean(axis=0)) < 4 * 0.05 / np.sqrt(n))
+    X6, Y6 = datasets.robot_arm(n, random_state=5, extra_inputs=True)
+    assert X6.shape == (n, 6) and Y6.shape == (n, 2)
+    copy_noise = X6[:, 2:4] - X6[:, :2]
+    assert np.all(np.abs(copy_noise.var(axis=0) - 0.02**2) < 4 * 0.02**2 * np.sqrt(2 / n))
+    assert np.all(np.abs(X6[:, 4:].var(axis=0) - 1.0) < 4 * np.sqrt(2 / n))
+    assert np.all(np.abs(np.corrcoef(X6[:, 4:].T, Y6.T)[:2, 2:]) < 4 / np.sqrt(n))
+
+
+def test_chu_classification_1d():
+    X, y = datasets.chu_classification_1d(random_state=6)
+    assert X.shape == (100, 1) and y.shape == (100,)
+    assert np.sum(y == 1) == 50 and np.sum(y == -1) == 50
+    # class means -2 and 2 with unit variance: standard error 1 / sqrt(50)
+    assert abs(X[y == 1, 0].mean() + 2) < 4 / np.sqrt(50)
+    assert abs(X[y == -1, 0].mean() - 2) < 4 / np.sqrt(50)
+    X_out, y_out = datasets.chu_classification_1d(random_state=6, outlier=True)
+    assert X_out.shape == (101, 1)
+    np.testing.assert_array_equal(X_out[:100], X)
+    assert X_out[100, 0] == -2.0 and y_out[100] == -1
+
+
+def test_chu_classification_2d_posterior_and_bayes_error():
+    X, y = datasets.chu_classification_2d(400_000, random_state=7)
+    assert X.shape == (400_000, 2) and set(np.unique(y)) == {-1.0, 1.0}
+    plus = multivariate_normal([-2, 0], np.diag([1.0, 2.0])).pdf(X[:2000])
+    minus = multivariate_normal([2, 0], np.diag([2.0, 1.0])).pdf(X[:2000])
+    p = datasets.chu_classification_2d_posterior(X)
+    np.testing.assert_allclose(p[:2000], plus / (plus + minus), rtol=1e-10)
+    # the Bayes boundary is the hyperbola (x1 + 6)^2 - x2^2 = 32
+    x2 = np.linspace(-4, 4, 9)
+    boundary = np.column_stack([-6 + np.sqrt(32 + x2**2), x2])
+    np.testing.assert_allclose(datasets.chu_classification_2d_posterior(boundary), 0.5, atol=1e-12)
+    # class-conditional moments of the sample
+    for label, mean, var in ((1, [-2, 0], [1, 2]), (-1, [2, 0], [2, 1])):
+        Xc = X[y == label]
+        assert np.all(np.abs(Xc.mean(axis=0) - mean) < 4 * np.sqrt(np.array(var) / len(Xc)))
+    # the quadrature Bayes error against the Monte Carlo error of the Bayes rule
+    bayes = datasets.chu_classification_2d_bayes_error()
+    errors = (p > 0.5) != (y == 1)
+    assert abs(errors.mean() - bayes) < 4 * np.sqrt(bayes * (1 - bayes) / len(y))
+    # the thesis's optimal test error on 20002 points (Table 5.2) is a draw from the same law
+    assert abs(0.0490 - bayes) < 3 * np.sqrt(bayes * (1 - bayes) / 20002)

@@ -1,0 +1,536 @@
+r"""Bayesian support vector regression with the soft insensitive loss (Chu 2003, chapter 4).
+
+The latent function has a Gaussian-process prior :math:`\mathbf f\sim\mathcal N(\mathbf 0,
+\boldsymbol\Sigma)` with the covariance (4.3), :math:`\kappa_0\exp(-\tfrac\kappa2\lVert\mathbf x
+- \mathbf x'\rVert^2) + \kappa_b`, and the noise has the density :math:`\exp(-C\,\ell_{\epsilon,
+\beta}(\delta))/\mathcal Z_S` of the soft insensitive loss function (SILF, 2.28)–(2.32). Then:
+
+* **MAP** (4.13): minimising :math:`C\sum_i\ell_{\epsilon,\beta}(y_i - f_i) + \tfrac12\mathbf
+  f^T\boldsymbol\Sigma^{-1}\mathbf f` is the box-constrained dual (4.25) in
+  :math:`\nu_i = \alpha_i - \alpha_i^*\in[-C, C]` (at the optimum one of the pair is zero),
+
+  .. math:: \min_{\boldsymbol\nu}\ \tfrac12\boldsymbol\nu^T\mathbf Q\boldsymbol\nu
+            - \boldsymbol\nu^T\mathbf y + (1-\beta)\epsilon\lVert\boldsymbol\nu\rVert_1,
+            \qquad \mathbf Q = \boldsymbol\Sigma + \tfrac{2\beta\epsilon}{C}\mathbf I,
+
+  with :math:`\mathbf f_{MP} = \boldsymbol\Sigma\boldsymbol\nu` (4.26). There is no bias and
+  so no equality constraint: the bias is the :math:`\kappa_b` term of the covariance.
+  :func:`solve_dual` is the SMO variant of 4.2.2: the optimality conditions (4.31)–(4.33) pick
+  the most violating pair, and one Newton step in the quadrant of the pair (Table 4.1) moves it.
+* **Evidence** (4.38) by Laplace's method: only the *off-bound* support vectors
+  (:math:`0 < |\nu_i| < C`, residual in the quadratic band of the loss) have curvature, so only
+  their block :math:`\boldsymbol\Sigma_M` is factorised; gradients (4.39)–(4.41) in
+  :math:`\ln C`, :math:`\ln\epsilon` and the kernel's log hyperparameters
+  (:func:`negative_log_evidence`).
+* **Error bars** (4.43)–(4.46): :math:`\sigma_t^2 = k(\mathbf x,\mathbf x) - \mathbf k_M^T
+  (\tfrac{2\beta\epsilon}{C}\mathbf I + \boldsymbol\Sigma_M)^{-1}\mathbf k_M` for the latent
+  function, plus the SILF noise variance (2.33) for a new target.
+
+:math:`\beta` shapes the loss and is fixed by the user (the thesis uses 0.3 below 2000 samples,
+0.1 up to 4000); :math:`C`, :math:`\epsilon` and the kernel's hyperparameters are fitted by
+L-BFGS-B on the evidence.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin, clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _linalg
+from ._validation import check_real
+from .gp import maximise_evidence
+from .kernels import RBF, Constant, Kernel
+from .losses import silf, silf_noise_variance, silf_normaliser, silf_normaliser_gradient
+
+__all__ = ["BayesianSVR", "DualSolution", "solve_dual", "negative_log_evidence"]
+
+#: Thesis boxes (Table 4.2 and 4.3.3): C in [0.01, 1000], ln epsilon in [-5, -0.7].
+C_BOUNDS = (0.01, 1000.0)
+EPSILON_BOUNDS = (np.exp(-5.0), np.exp(-0.7))
+#: ln kappa in [-17, 10] for kappa = 1/lengthscale^2, and ln kappa_b in [-13, 10].
+LENGTHSCALE_BOUNDS = (np.exp(-5.0), np.exp(8.5))
+BIAS_VARIANCE_BOUNDS = (np.exp(-13.0), np.exp(10.0))
+
+
+def check_silf_parameters(C, epsilon, beta):
+    """Validate (C, epsilon, beta) of the SILF: C > 0, epsilon > 0, 0 < beta <= 1."""
+    return (
+        check_real(C, "C", low=0),
+        check_real(epsilon, "epsilon", low=0),
+        check_real(beta, "beta", low=0, high=1),
+    )
+
+
+# ------------------------------------------------------------------------------ MAP by SMO
+class DualSolution:
+    """Solution of the dual (4.25) and what the evidence needs from it.
+
+    Attributes
+    ----------
+    nu : ndarray of shape (n,)
+        :math:`\\alpha_i - \\alpha_i^*`; the MAP function is ``Sigma @ nu`` (4.26).
+    F : ndarray of shape (n,)
+        :math:`F_i = y_i - (\\mathbf Q\\boldsymbol\\nu)_i` of (4.30).
+    off_bound : ndarray of int
+        Indices with :math:`0 < |\\nu_i| < C` (:math:`I_0` of (4.32)).
+    on_bound : ndarray of int
+        Indices with :math:`|\\nu_i| = C` (:math:`I_2\\cup I_3`).
+    violation : float
+        Largest violation of the optimality conditions (4.31) at ``nu``.
+    n_iter : int
+        SMO steps taken.
+    """
+
+    def __init__(self, nu, F, C, violation, n_iter):
+        self.nu, self.F, self.violation, self.n_iter = nu, F, violation, n_iter
+        size = np.abs(nu)
+        self.off_bound = np.flatnonzero((size > 0) & (size < C))
+        self.on_bound = np.flatnonzero(size >= C)
+
+
+def _offsets(nu, C, flat):
+    """Offsets that turn F into the violations of (4.31): ``up = F - o_up``, ``down = -F - o_down``.
+
+    ``flat`` is (1 - beta) epsilon. Increasing nu_i changes the dual at the rate
+    ``-F_i + flat`` where nu_i >= 0 and ``-F_i - flat`` where nu_i < 0 (the slope of the
+    |nu_i| term); decreasing, at ``F_i - flat`` where nu_i > 0 and ``F_i + flat`` where
+    nu_i <= 0. So ``up`` and ``down``, the rates of descent, are positive exactly where a move
+    lowers the dual (``F^low > 0`` or ``F^up < 0`` in the thesis's terms); an infinite offset
+    blocks the moves that would leave the box. The offsets change only where nu does, so SMO
+    updates them for the two variables it moves.
+    """
+    if np.ndim(nu) == 0:  # one variable, as SMO updates them
+        up = np.inf if nu >= C else (flat if nu >= 0 else -flat)
+        down = np.inf if nu <= -C else (-flat if nu > 0 else flat)
+        return up, down
+    up = np.where(nu >= C, np.inf, np.where(nu >= 0, flat, -flat))
+    down = np.where(nu <= -C, np.inf, np.where(nu > 0, -flat, flat))
+    return up, down
+
+
+def _violations(nu, F, C, flat):
+    """Rates ``(up, down)`` at which increasing / decreasing each nu_i lowers the dual."""
+    offset_up, offset_down = _offsets(nu, C, flat)
+    return F - offset_up, -F - offset_down
+
+
+def _quadrant(nu_k, increasing):
+    """Sign of the half-line a move stays in until it reaches 0: +1 ([0, C]) or -1."""
+    if increasing:
+        return 1.0 if nu_k >= 0 else -1.0
+    return -1.0 if nu_k <= 0 else 1.0
+
+
+def _pair_step(nu_i, nu_j, F_i, F_j, Q_ii, Q_jj, Q_ij, flat, C):
+    """Newton step of Table 4.1 for a pair (i up, j down), cut where one leaves its quadrant.
+
+    Inside the quadrant the moves start in, the dual is a smooth quadratic with slopes
+    g = -F + (1 - beta) epsilon * sign; Newton's step -H^-1 g with H = [[Q_ii, Q_ij],
+    [Q_ij, Q_jj]] is its minimiser there. If it would take a variable past 0 or the box, the
+    step is cut at that point (the quadratic still falls along the whole segment). Returns the
+    changes (d_i, d_j), or None when the cut leaves no step.
+    """
+    s_i, s_j = _quadrant(nu_i, True), _quadrant(nu_j, False)
+    g_i, g_j = flat * s_i - F_i, flat * s_j - F_j
+    rho = Q_ii * Q_jj - Q_ij**2  # Table 4.1
+    if not rho > 0:
+        return None
+    d_i = (Q_ij * g_j - Q_jj * g_i) / rho
+    d_j = (Q_ij * g_i - Q_ii * g_j) / rho
+    t = 1.0
+    for value, change, sign in ((nu_i, d_i, s_i), (nu_j, d_j, s_j)):
+        low, high = (0.0, C) if sign > 0 else (-C, 0.0)
+        if change > 0:
+            t = min(t, (high - value) / change)
+        elif change < 0:
+            t = min(t, (low - value) / change)
+    if t * max(abs(d_i), abs(d_j)) <= 1e-12 * C:
+        return None
+    return t * d_i, t * d_j
+
+
+def _best_partner(k, slope_k, violation, Sigma_k, diag, sign=1.0):
+    """The partner of variable ``k`` whose joint Newton step lowers the dual most.
+
+    For a pair with slopes (g_k, g_l) inside their quadrant and Hessian [[Q_kk, Q_kl],
+    [Q_kl, Q_ll]], Newton's step lowers the quadratic by (Q_ll g_k^2 - 2 Q_kl g_k g_l +
+    Q_kk g_l^2) / (2 rho), rho the determinant (positive: Q = Sigma + ridge I). ``violation``
+    holds the candidates' own violations (their slopes times ``sign``); only positive ones are
+    candidates (second-order working-set selection, as Fan, Chen & Lin 2005 do for the
+    standard SVM dual).
+    """
+    slopes = sign * violation
+    gain = slopes * (diag[k] * slopes - (2.0 * slope_k) * Sigma_k)
+    gain += slope_k**2 * diag
+    gain /= diag[k] * diag - Sigma_k * Sigma_k  # twice the decrease
+    gain[violation <= 0] = -np.inf
+    gain[k] = -np.inf
+    best = int(np.argmax(gain))
+    return best if gain[best] > -np.inf else k
+
+
+def _coordinate_minimum(nu_k, F_k, Q_kk, flat, C):
+    """Exact minimiser over [-C, C] of the dual (4.25) in one variable, the others fixed.
+
+    In nu_k the dual is Q_kk nu^2 / 2 - (F_k + Q_kk nu_k) nu + flat |nu| + const: a
+    soft-threshold of F_k + Q_kk nu_k by ``flat``, divided by Q_kk and clipped to the box.
+    """
+    z = F_k + Q_kk * nu_k
+    return float(np.clip(np.sign(z) * max(abs(z) - flat, 0.0) / Q_kk, -C, C))
+
+
+def _polished(Sigma, y, nu, C, flat, ridge):
+    r"""Exact solution of the dual on the index sets of ``nu``, or None if they are not right.
+
+    With the signs of the free variables and the values of the bound ones fixed, the
+    conditions (4.31) of the free set M are linear, :math:`\mathbf Q_{MM}\boldsymbol\nu_M =
+    \mathbf y_M - (1-\beta)\epsilon\,\mathrm{sign}(\boldsymbol\nu_M) -
+    \boldsymbol\Sigma_{MB}\boldsymbol\nu_B`. Solving them removes the digits that SMO's
+    linear convergence leaves. If the solution changes a sign or leaves the box, the sets were
+    not yet right and None is returned. Otherwise returns ``(nu, F, violation)``.
+    """
+    free = np.flatnonzero((nu != 0) & (np.abs(nu) < C))
+    if free.size == 0:
+        return None
+    bound = np.flatnonzero(np.abs(nu) >= C)
+    signs = np.sign(nu[free])
+    rhs = y[free] - flat * signs - Sigma[np.ix_(free, bound)] @ nu[bound]
+    Q_free = Sigma[np.ix_(free, free)].copy()
+    Q_free[np.diag_indices(free.size)] += ridge
+    solved = _linalg.cho_solve(_linalg.cholesky(Q_free)[0], rhs)
+    if np.any(np.sign(solved) != signs) or np.any(np.abs(solved) >= C):
+        return None
+    polished = nu.copy()
+    polished[free] = solved
+    F = y - Sigma @ polished - ridge * polished
+    up, down = _violations(polished, F, C, flat)
+    return polished, F, max(float(np.max(up)), float(np.max(down)), 0.0)
+
+
+def solve_dual(Sigma, y, C, epsilon, beta, nu0=None, tol=1e-3, max_iter=None):
+    """MAP of BSVR: the dual (4.25) by SMO with pairwise Newton steps (Chu 4.2.2, Table 4.1).
+
+    Each step takes the variable whose increase would lower the dual fastest and the one whose
+    decrease would (the pair :math:`b_{low}`, :math:`b_{up}` of (4.33)), and one Newton step of
+    the dual restricted to the pair, in the quadrant the two moves start in. There the dual is
+    a smooth quadratic, so the step is exact for it. If the Newton point leaves the quadrant
+    (a variable would cross 0 or the box), the pair is moved instead by two exact one-variable
+    minimisations (a soft-threshold each, which crosses 0 correctly). Every step lowers the
+    dual, and since the ridge makes it strongly convex, the iteration converges. SMO
+    stops when no violation exceeds ``tol`` ((4.33) with :math:`\\tau` = ``tol``); the solution
+    is then polished by an exact solve on the identified index sets when that is consistent.
+
+    Parameters
+    ----------
+    Sigma : ndarray of shape (n, n)
+        Prior covariance of the latent function at the training inputs.
+    y : ndarray of shape (n,)
+        Targets.
+    C, epsilon, beta : float
+        SILF parameters (2.28): C > 0, epsilon > 0, 0 < beta <= 1.
+    nu0 : ndarray of shape (n,), optional
+        Starting point (a warm start), clipped to [-C, C]; zeros by default.
+    tol : float
+        :math:`\\tau` of (4.33).
+    max_iter : int, optional
+        SMO step limit; default ``100 n + 1000``. Reaching it warns with ConvergenceWarning.
+
+    Returns
+    -------
+    DualSolution
+    """
+    n = y.size
+    flat = (1.0 - beta) * epsilon  # half-width of the flat zone of the loss
+    ridge = 2.0 * beta * epsilon / C  # Q = Sigma + ridge I (4.29)
+    max_iter = 100 * n + 1000 if max_iter is None else max_iter
+    nu = np.zeros(n) if nu0 is None else np.clip(np.asarray(nu0, dtype=np.float64), -C, C)
+    F = y - Sigma @ nu - ridge * nu  # (4.30)
+    diag = np.diag(Sigma) + ridge
+    offset_up, offset_down = _offsets(nu, C, flat)
+    up, down = np.empty(n), np.empty(n)
+
+    def move(k, change):
+        nu[k] += change
+        np.subtract(F, change * Sigma[k], out=F)  # (C.9): only the changed row of Q
+        F[k] -= ridge * change
+        offset_up[k], offset_down[k] = _offsets(nu[k], C, flat)
+
+    n_iter = 0
+    while True:
+        np.subtract(F, offset_up, out=up)
+        np.add(F, offset_down, out=down)
+        np.negative(down, out=down)
+        i, j = int(np.argmax(up)), int(np.argmax(down))  # b_low and b_up of (4.33)
+        worst = max(up[i], down[j])
+        if worst <= tol or n_iter >= max_iter:
+            break
+        if up[i] >= down[j]:  # keep the worst violator, pair it for the largest decrease
+            j = _best_partner(i, -up[i], down, Sigma[i], diag)
+        else:
+            i = _best_partner(j, down[j], up, Sigma[j], diag, sign=-1.0)
+        n_iter += 1
+        step = _pair_step(nu[i], nu[j], F[i], F[j], diag[i], diag[j], Sigma[i, j], flat, C)
+        if i != j and step is not None:
+            move(i, step[0])
+            move(j, step[1])
+        else:  # exact steps, one variable at a time
+            for k in [i, j] if i != j else [i]:
+                move(k, _coordinate_minimum(nu[k], F[k], diag[k], flat, C) - nu[k])
+    violation = max(float(np.max(up)), float(np.max(down)), 0.0)
+    if n_iter >= max_iter and violation > tol:
+        warnings.warn(
+            f"SMO stopped at its step limit ({max_iter}) with a KKT violation of "
+            f"{violation:.2e} > tol = {tol:g}; raise max_iter",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
+    polished = _polished(Sigma, y, nu, C, flat, ridge)
+    if polished is not None and polished[2] <= violation:
+        nu, F, violation = polished
+    return DualSolution(nu, F, C, violation, n_iter)
+
+
+# ------------------------------------------------------------------------------- evidence
+def negative_log_evidence(Sigma, y, C, epsilon, beta, solution, dSigma=None):
+    """:math:`-\\ln P(\\mathcal D|\\theta)` of (4.38) at a solution of the dual, and its gradient.
+
+    Parameters
+    ----------
+    Sigma : ndarray of shape (n, n)
+        Prior covariance at the training inputs.
+    y : ndarray of shape (n,)
+    C, epsilon, beta : float
+    solution : DualSolution
+        From :func:`solve_dual` with the same arguments.
+    dSigma : ndarray of shape (n, n, p), optional
+        Derivatives of ``Sigma`` with respect to the kernel's log hyperparameters.
+
+    Returns
+    -------
+    value : float
+    gradient : ndarray of shape (2 + p,)
+        Only when ``dSigma`` is given: derivatives with respect to ``ln C``, ``ln epsilon``
+        (4.39)–(4.40) and the kernel's log hyperparameters (4.41).
+    """
+    n = y.size
+    nu, M = solution.nu, solution.off_bound
+    f = Sigma @ nu  # (4.26)
+    delta = y - f
+    noise_scale = 2.0 * beta * epsilon / C  # 1/c with c = C / (2 beta epsilon)
+    B = Sigma[np.ix_(M, M)].copy()
+    B[np.diag_indices(M.size)] += noise_scale  # (2 beta eps / C) I + Sigma_M
+    L, _ = _linalg.cholesky(B) if M.size else (np.zeros((0, 0)), 0.0)
+    Z = silf_normaliser(C, epsilon, beta)
+    loss = float(np.sum(silf(delta, epsilon, beta)))
+    # (4.38), with ln|I + c Sigma_M| = ln|B| - m ln(1/c)
+    value = (
+        0.5 * nu @ f
+        + C * loss
+        + 0.5 * (_linalg.log_det(L) - M.size * np.log(noise_scale))
+        + n * np.log(Z)
+    )
+    if dSigma is None:
+        return float(value)
+    B_inv = _linalg.inverse_from_cholesky(L) if M.size else np.zeros((0, 0))
+    trace = M.size - noise_scale * np.trace(B_inv)  # tr[B^-1 Sigma_M]
+    dZ_dC, dZ_deps = silf_normaliser_gradient(C, epsilon, beta)
+    d_lnC = C * loss + 0.5 * trace + n * C * dZ_dC / Z  # (4.39)
+    flat = (1.0 - beta) * epsilon
+    band = -(delta[M] ** 2 - flat**2) / (4.0 * beta * epsilon)  # eps * d loss / d eps, band
+    tails = -epsilon * solution.on_bound.size  # eps * d(|delta| - eps)/d eps on the tails
+    d_lneps = C * (np.sum(band) + tails) - 0.5 * trace + n * epsilon * dZ_deps / Z  # (4.40)
+    d_kernel = np.array(
+        [
+            0.5 * np.sum(B_inv * dSigma[np.ix_(M, M, [k])][:, :, 0])
+            - 0.5 * nu @ dSigma[:, :, k] @ nu
+            for k in range(dSigma.shape[2])
+        ]
+    )  # (4.41)
+    return float(value), np.concatenate([[d_lnC, d_lneps], d_kernel])
+
+
+# ------------------------------------------------------------------------------ estimator
+class BayesianSVR(RegressorMixin, BaseEstimator):
+    r"""Bayesian support vector regression with the SILF (Chu 2003, chapter 4).
+
+    Parameters
+    ----------
+    kernel : kmlib kernel, optional
+        Prior covariance of the latent function. Default: the thesis's (4.3),
+        ``RBF(lengthscale=sqrt(2), variance=var(y)) + Constant(100)``, i.e. :math:`\kappa =
+        0.5`, :math:`\kappa_b = 100` and :math:`\kappa_0` fixed at the variance of the targets;
+        the length-scale and the bias variance are fitted within the thesis's boxes. A given
+        kernel is used as it is, with all its free hyperparameters fitted.
+    beta : float
+        Shape of the SILF, :math:`0 < \beta \le 1` (fixed, never fitted: the evidence would push
+        it to 1, Huber's loss, which loses sparseness).
+    C, epsilon : float
+        Noise scale and insensitive zone of the SILF (starting values when ``optimize``).
+    optimize : bool
+        Fit :math:`\ln C`, :math:`\ln\epsilon` and the kernel's hyperparameters by L-BFGS-B on
+        the evidence (4.38); ``False`` keeps the given values.
+    n_restarts : int
+        Extra L-BFGS-B runs from points drawn inside the bounds.
+    random_state : int, Generator, RandomState or None
+        Seed of the restarts.
+    tol : float
+        :math:`\tau` of the SMO stopping rule (4.33).
+    max_iter : int
+        Iteration limit of each L-BFGS-B run.
+    verbose : int
+        Print the evidence every ``verbose`` evaluations (0: silent).
+
+    Attributes
+    ----------
+    kernel_ : kmlib kernel
+        The kernel with the fitted hyperparameters.
+    C_, epsilon_ : float
+        Fitted SILF parameters.
+    dual_coef_ : ndarray of shape (n,)
+        :math:`\nu_i = \alpha_i - \alpha_i^*`; the predictive mean is ``k(x, X) @ dual_coef_``.
+    support_ : ndarray of int
+        Indices of the support vectors (:math:`\nu_i \ne 0`).
+    off_bound_, on_bound_ : ndarray of int
+        Support vectors with :math:`0 < |\nu_i| < C` and with :math:`|\nu_i| = C`.
+    noise_variance_ : float
+        Variance (2.33) of the fitted SILF noise.
+    log_marginal_likelihood_ : float
+        :math:`\ln P(\mathcal D|\theta)` at the fit (the thesis tabulates its negative).
+    n_iter_ : int
+        L-BFGS-B iterations of the best run (0 without optimisation).
+    n_smo_iter_ : int
+        SMO steps of the final MAP solve.
+    X_train_ : ndarray of shape (n, d)
+    """
+
+    def __init__(
+        self,
+        kernel=None,
+        beta=0.3,
+        C=1.0,
+        epsilon=0.05,
+        optimize=True,
+        n_restarts=0,
+        random_state=None,
+        tol=1e-3,
+        max_iter=200,
+        verbose=0,
+    ):
+        self.kernel = kernel
+        self.beta = beta
+        self.C = C
+        self.epsilon = epsilon
+        self.optimize = optimize
+        self.n_restarts = n_restarts
+        self.random_state = random_state
+        self.tol = tol
+        self.max_iter = max_iter
+        self.verbose = verbose
+
+    def _initial_kernel(self, y):
+        if self.kernel is not None:
+            if not isinstance(self.kernel, Kernel):
+                raise ValueError(f"kernel must be a kmlib kernel; got {type(self.kernel).__name__}")
+            return clone(self.kernel)
+        variance = float(np.var(y)) or 1.0  # kappa_0 of (4.3), fixed (Chu 4.3.3)
+        return RBF(
+            lengthscale=np.sqrt(2.0),
+            variance=variance,
+            limits={"variance": "fixed", "lengthscale": LENGTHSCALE_BOUNDS},
+        ) + Constant(100.0, limits={"variance": BIAS_VARIANCE_BOUNDS})
+
+    def fit(self, X, y):
+        """Fit C, epsilon and the kernel by the evidence, then the MAP function.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+        y : array_like of shape (n,)
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        C, epsilon, beta = check_silf_parameters(self.C, self.epsilon, self.beta)
+        check_real(self.tol, "tol", low=0)
+        kernel = self._initial_kernel(y)
+        warm = {"nu": None, "calls": 0}
+
+        def objective(theta):
+            C_, eps_ = np.exp(theta[:2])
+            kernel.theta = theta[2:]
+            Sigma, dSigma = kernel(X, eval_gradient=True)
+            solution = solve_dual(Sigma, y, C_, eps_, beta, nu0=warm["nu"], tol=self.tol)
+            warm["nu"] = solution.nu
+            value, gradient = negative_log_evidence(Sigma, y, C_, eps_, beta, solution, dSigma)
+            warm["calls"] += 1
+            if self.verbose and warm["calls"] % self.verbose == 0:
+                print(f"BSVR evaluation {warm['calls']}: -ln P(D|theta) = {value:.4f}")
+            return value, gradient
+
+        self.n_iter_ = 0
+        if self.optimize:
+            C_low, C_high = C_BOUNDS
+            theta0 = np.concatenate([[np.log(C), np.log(epsilon)], kernel.theta])
+            bounds = np.vstack([np.log([[C_low, C_high], EPSILON_BOUNDS]), kernel.bounds])
+            result = maximise_evidence(
+                objective,
+                theta0,
+                bounds,
+                n_restarts=self.n_restarts,
+                random_state=self.random_state,
+                max_iter=self.max_iter,
+            )
+            C, epsilon = np.exp(result.x[:2])
+            kernel.theta = result.x[2:]
+            self.n_iter_ = int(result.nit)
+        Sigma = kernel(X)
+        solution = solve_dual(Sigma, y, C, epsilon, beta, nu0=warm["nu"], tol=self.tol)
+        self.kernel_, self.C_, self.epsilon_ = kernel, float(C), float(epsilon)
+        self.X_train_ = X
+        self.dual_coef_ = solution.nu
+        self.support_ = np.flatnonzero(solution.nu)
+        self.off_bound_, self.on_bound_ = solution.off_bound, solution.on_bound
+        self.n_smo_iter_ = solution.n_iter
+        self.noise_variance_ = float(silf_noise_variance(C, epsilon, beta))  # (2.33)
+        self.log_marginal_likelihood_ = -negative_log_evidence(Sigma, y, C, epsilon, beta, solution)
+        B = Sigma[np.ix_(self.off_bound_, self.off_bound_)].copy()
+        B[np.diag_indices(self.off_bound_.size)] += 2.0 * beta * epsilon / C
+        self.L_ = _linalg.cholesky(B)[0] if self.off_bound_.size else np.zeros((0, 0))
+        return self
+
+    def predict(self, X, return_std=False, include_noise=False):
+        r"""Predictive mean (4.43) and standard deviation (4.44)–(4.46).
+
+        Parameters
+        ----------
+        X : array_like of shape (m, d)
+        return_std : bool
+            Also return the predictive standard deviation.
+        include_noise : bool
+            ``True`` adds the SILF noise variance (2.33): the spread of a new target rather
+            than of the latent function.
+
+        Returns
+        -------
+        mean : ndarray of shape (m,)
+        std : ndarray of shape (m,)
+            Only with ``return_std=True``.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        K = self.kernel_(X, self.X_train_)
+        mean = K @ self.dual_coef_  # (4.43)
+        if not return_std:
+            return mean
+        V = _linalg.solve_lower(self.L_, K[:, self.off_bound_].T)  # only off-bound SVs (4.46)
+        var = self.kernel_.diag(X) - np.einsum("ij,ij->j", V, V)
+        np.maximum(var, 0.0, out=var)
+        if include_noise:
+            var += self.noise_variance_
+        return mean, np.sqrt(var)
