@@ -39,6 +39,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
 
 from . import _linalg
 from ._validation import check_real
@@ -54,6 +55,8 @@ EPSILON_BOUNDS = (np.exp(-5.0), np.exp(-0.7))
 #: ln kappa in [-17, 10] for kappa = 1/lengthscale^2, and ln kappa_b in [-13, 10].
 LENGTHSCALE_BOUNDS = (np.exp(-5.0), np.exp(8.5))
 BIAS_VARIANCE_BOUNDS = (np.exp(-13.0), np.exp(10.0))
+#: SMO steps per training point allowed for one evaluation of the evidence during a fit.
+PROBE_STEPS_PER_SAMPLE = 20
 
 
 def check_silf_parameters(C, epsilon, beta):
@@ -223,6 +226,10 @@ def solve_dual(Sigma, y, C, epsilon, beta, nu0=None, tol=1e-3, max_iter=None):
     dual, and since the ridge makes it strongly convex, the iteration converges. SMO
     stops when no violation exceeds ``tol`` ((4.33) with :math:`\\tau` = ``tol``); the solution
     is then polished by an exact solve on the identified index sets when that is consistent.
+    The same exact solve is tried every ``max(n, 200)`` steps, and ends the iteration when it
+    meets ``tol``: where the covariance is nearly constant and C large (as an optimiser's line
+    search sometimes probes), SMO's linear convergence is slow while the index sets are long
+    settled.
 
     Parameters
     ----------
@@ -259,6 +266,8 @@ def solve_dual(Sigma, y, C, epsilon, beta, nu0=None, tol=1e-3, max_iter=None):
         F[k] -= ridge * change
         offset_up[k], offset_down[k] = _offsets(nu[k], C, flat)
 
+    polish_every = max(n, 200)
+    polished = None
     n_iter = 0
     while True:
         np.subtract(F, offset_up, out=up)
@@ -268,6 +277,11 @@ def solve_dual(Sigma, y, C, epsilon, beta, nu0=None, tol=1e-3, max_iter=None):
         worst = max(up[i], down[j])
         if worst <= tol or n_iter >= max_iter:
             break
+        if n_iter and n_iter % polish_every == 0:  # the sets may have settled: try to finish
+            polished = _polished(Sigma, y, nu, C, flat, ridge)
+            if polished is not None and polished[2] <= tol:
+                break
+            polished = None
         if up[i] >= down[j]:  # keep the worst violator, pair it for the largest decrease
             j = _best_partner(i, -up[i], down, Sigma[i], diag)
         else:
@@ -281,16 +295,17 @@ def solve_dual(Sigma, y, C, epsilon, beta, nu0=None, tol=1e-3, max_iter=None):
             for k in [i, j] if i != j else [i]:
                 move(k, _coordinate_minimum(nu[k], F[k], diag[k], flat, C) - nu[k])
     violation = max(float(np.max(up)), float(np.max(down)), 0.0)
-    if n_iter >= max_iter and violation > tol:
+    if polished is None:
+        polished = _polished(Sigma, y, nu, C, flat, ridge)
+    if polished is not None and polished[2] <= violation:
+        nu, F, violation = polished
+    if violation > tol:
         warnings.warn(
             f"SMO stopped at its step limit ({max_iter}) with a KKT violation of "
             f"{violation:.2e} > tol = {tol:g}; raise max_iter",
             ConvergenceWarning,
             stacklevel=2,
         )
-    polished = _polished(Sigma, y, nu, C, flat, ridge)
-    if polished is not None and polished[2] <= violation:
-        nu, F, violation = polished
     return DualSolution(nu, F, C, violation, n_iter)
 
 
@@ -465,10 +480,26 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
             C_, eps_ = np.exp(theta[:2])
             kernel.theta = theta[2:]
             Sigma, dSigma = kernel(X, eval_gradient=True)
-            solution = solve_dual(Sigma, y, C_, eps_, beta, nu0=warm["nu"], tol=self.tol)
+            warm["calls"] += 1
+            # a line search may probe a corner of the box (C = 1000, a nearly constant
+            # covariance) where SMO needs a very long time. There the MAP is cut short after
+            # PROBE_STEPS_PER_SAMPLE * n steps: S(f) at an unfinished dual point lies above its
+            # minimum, so (4.38) there errs on the pessimistic side and the line search steps
+            # back from it (the fitted model's own MAP is then solved in full)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                solution = solve_dual(
+                    Sigma,
+                    y,
+                    C_,
+                    eps_,
+                    beta,
+                    nu0=warm["nu"],
+                    tol=self.tol,
+                    max_iter=PROBE_STEPS_PER_SAMPLE * y.size,
+                )
             warm["nu"] = solution.nu
             value, gradient = negative_log_evidence(Sigma, y, C_, eps_, beta, solution, dSigma)
-            warm["calls"] += 1
             if self.verbose and warm["calls"] % self.verbose == 0:
                 print(f"BSVR evaluation {warm['calls']}: -ln P(D|theta) = {value:.4f}")
             return value, gradient
@@ -478,14 +509,17 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
             C_low, C_high = C_BOUNDS
             theta0 = np.concatenate([[np.log(C), np.log(epsilon)], kernel.theta])
             bounds = np.vstack([np.log([[C_low, C_high], EPSILON_BOUNDS]), kernel.bounds])
-            result = maximise_evidence(
-                objective,
-                theta0,
-                bounds,
-                n_restarts=self.n_restarts,
-                random_state=self.random_state,
-                max_iter=self.max_iter,
-            )
+            # SMO's steps are vector operations and the factorised blocks are small: one BLAS
+            # thread is faster than several on a small machine
+            with threadpool_limits(limits=1, user_api="blas"):
+                result = maximise_evidence(
+                    objective,
+                    theta0,
+                    bounds,
+                    n_restarts=self.n_restarts,
+                    random_state=self.random_state,
+                    max_iter=self.max_iter,
+                )
             C, epsilon = np.exp(result.x[:2])
             kernel.theta = result.x[2:]
             self.n_iter_ = int(result.nit)
