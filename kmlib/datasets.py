@@ -20,9 +20,15 @@ Data sets of Chu (2003), *Bayesian Approach to Support Vector Machines* (PhD the
 * :func:`chu_classification_2d`, :func:`chu_classification_2d_posterior` and
   :func:`chu_classification_2d_bayes_error` — two Gaussian classes in the plane with different
   diagonal covariances, their exact posterior and Bayes error (thesis 5.5.2).
+
+Real data shipped in ``kmlib/data/`` (provenance in its README):
+
+* :func:`santafe_laser` — the Santa Fe competition's laser series A (thesis 4.5.3).
 """
 
 from __future__ import annotations
+
+from importlib import resources
 
 import numpy as np
 from scipy import integrate
@@ -42,6 +48,7 @@ __all__ = [
     "chu_classification_2d",
     "chu_classification_2d_posterior",
     "chu_classification_2d_bayes_error",
+    "santafe_laser",
 ]
 
 
@@ -389,3 +396,20 @@ def chu_classification_2d_bayes_error():
 
     value, _ = integrate.quad(error_density, -np.inf, np.inf, epsabs=1e-13, epsrel=1e-11)
     return float(value)
+
+
+def santafe_laser():
+    """The first 1100 values of the Santa Fe competition's laser series A (Chu 2003, 4.5.3).
+
+    Shipped in ``kmlib/data/santafe_laser_a.txt`` (provenance in ``kmlib/data/README.md``): the
+    1000 values of the competition's ``A.dat`` followed by the next 100, which the thesis uses
+    as its test set.
+
+    Returns
+    -------
+    series : ndarray of shape (1100,)
+        Laser intensity, integers 0-255 stored as float64.
+    """
+    path = resources.files("kmlib") / "data" / "santafe_laser_a.txt"
+    with resources.as_file(path) as file:
+        return np.loadtxt(file, dtype=np.float64)

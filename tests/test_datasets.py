@@ -145,3 +145,11 @@ def test_chu_classification_2d_posterior_and_bayes_error():
     assert abs(errors.mean() - bayes) < 4 * np.sqrt(bayes * (1 - bayes) / len(y))
     # the thesis's optimal test error on 20002 points (Table 5.2) is a draw from the same law
     assert abs(0.0490 - bayes) < 3 * np.sqrt(bayes * (1 - bayes) / 20002)
+
+
+def test_santafe_laser_is_the_competition_series():
+    series = datasets.santafe_laser()
+    assert series.shape == (1100,) and series.dtype == np.float64
+    # the opening of the competition's A.dat (Weigend & Gershenfeld 1993), as data.md lists it
+    np.testing.assert_array_equal(series[:10], [86, 141, 95, 41, 22, 21, 32, 72, 138, 111])
+    assert series.min() >= 0 and series.max() <= 255 and np.all(series == np.round(series))
