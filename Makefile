@@ -27,8 +27,11 @@ $(CACHE_STAMP): $(KMLIB_SOURCES)
 	mkdir -p _build && touch $@
 
 ## test: kmlib unit tests, every notebook (nbval) and the student-edition checks
+# One test file per worker on every core; each worker's BLAS gets one thread, so that the
+# workers do not compete for the same cores.
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 ## student: solution-free exercise notebooks (.md and .ipynb) in _build/student
 student: $(STAMP)
