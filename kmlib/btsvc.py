@@ -1,16 +1,18 @@
 r"""Bayesian trigonometric support vector classifier, BTSVC (Chu 2003, chapter 5).
 
 Chu, Keerthi & Ong, *Neural Computation* 15(9), 2003, is the journal version. The latent
-function has a Gaussian-process prior with the covariance (5.13), or its ARD form (5.37),
+function has a Gaussian-process prior whose covariance is any kmlib kernel. The default is the
+thesis's (5.13),
 
-.. math:: \operatorname{Cov}(\mathbf x, \mathbf x') = \kappa_0\exp\Big(-\tfrac12\sum_{l=1}^d
-          \kappa_l (x_l - x'_l)^2\Big) + \kappa_b,
+.. math:: \operatorname{Cov}(\mathbf x, \mathbf x') = \kappa_0\exp\Big(-\tfrac\kappa2
+          \lVert\mathbf x - \mathbf x'\rVert^2\Big) + \kappa_b,
 
-with one :math:`\kappa` shared by all inputs unless ARD is asked for. A label :math:`y = \pm 1`
-has the trigonometric likelihood (5.8), :math:`\cos^2(\tfrac\pi4(1 - yf))` for :math:`-1 < yf <
-1`, 1 above and 0 below: it is normalised for every :math:`f`, and its loss (5.7) is flat for
-:math:`yf\ge1`, which makes the model sparse. The bias lives in :math:`\kappa_b`, so nothing below
-has a bias or an equality constraint.
+which is ``RBF(lengthscale=1/sqrt(kappa), variance=kappa0) + Constant(kappa_b)``; an array of
+length-scales gives the ARD form (5.37) with :math:`\kappa_l = 1/\ell_l^2`. A label
+:math:`y = \pm 1` has the trigonometric likelihood (5.8), :math:`\cos^2(\tfrac\pi4(1 - yf))`
+for :math:`-1 < yf < 1`, 1 above and 0 below: it is normalised for every :math:`f`, and its
+loss (5.7) is flat for :math:`yf\ge1`, which makes the model sparse. The bias lives in the
+kernel (the :math:`\kappa_b` term), so nothing below has a bias or an equality constraint.
 
 * **MAP** (5.18)–(5.32). The posterior mode :math:`\mathbf f_{MP} = \boldsymbol\Sigma\mathbf v`,
   :math:`v_i = y_i\alpha_i`, comes from the convex dual (5.29) in :math:`\boldsymbol\alpha\ge0`,
@@ -31,13 +33,18 @@ has a bias or an equality constraint.
   have curvature, :math:`\Lambda_{ii} = \tfrac{\pi^2}8\sec^2(\tfrac\pi4\xi_i) = (\pi^2 +
   4\alpha_i^2)/8`, so only their block :math:`\boldsymbol\Sigma_M` is factorised. The gradient
   (5.36) has an implicit term through :math:`\mathbf f_{MP}`; its sign is minus, as in (5.36).
-  Appendix E.16 prints a plus, which is a misprint (:func:`evidence_gradient_parts`).
-* **Hyperparameters** :math:`\{\ln\kappa_0, \ln\kappa\ (\text{or}\ \ln\kappa_l), \ln\kappa_b\}`
-  by L-BFGS-B on the evidence, starting as in section 5.5 from :math:`\kappa = 1/d`,
-  :math:`\kappa_b = 100` and the :math:`\kappa_0\in\{0.1, 1, 10, 100\}` with the best evidence.
+  Appendix E.16 prints a plus, which is a misprint (:func:`evidence_gradient_parts`). The
+  evidence is smooth while the set of SVs stays fixed and jumps where it changes: an entering
+  point brings :math:`\Lambda_{mm} = \pi^2/8` at once, raising :math:`-\ln P` by
+  :math:`\tfrac12\ln(1 + \tfrac{\pi^2}8s_m^2)`, :math:`s_m^2` its latent variance (5.41).
+  So the maximum can lie on such an edge, where L-BFGS-B stops with a nonzero gradient.
+* **Hyperparameters**: the kernel's log hyperparameters ``kernel.theta`` by L-BFGS-B on the
+  evidence, within ``kernel.bounds``. The default kernel starts as in section 5.5 from
+  :math:`\kappa = 1/d`, :math:`\kappa_b = 100` and the :math:`\kappa_0\in\{0.1, 1, 10, 100\}`
+  with the best evidence (:func:`default_kernel`).
 * **Prediction** (5.38)–(5.42): the latent value at a new point is
   :math:`\mathcal N(\mu_t, \sigma_t^2)` with :math:`\mu_t = \mathbf v_M^T\mathbf k_M` and
-  :math:`\sigma_t^2 = \operatorname{Cov}(\mathbf x, \mathbf x) - \mathbf k_M^T
+  :math:`\sigma_t^2 = k(\mathbf x, \mathbf x) - \mathbf k_M^T
   (\boldsymbol\Lambda_M^{-1} + \boldsymbol\Sigma_M)^{-1}\mathbf k_M`, and the class probability
   (5.42) averages the likelihood (5.8) over it (:func:`class_probability`).
 """
@@ -49,20 +56,21 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.special import erfc
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from . import _linalg
-from ._validation import binary_targets, check_positive, check_real
+from ._validation import binary_targets, check_real
 from .gp import maximise_evidence
+from .kernels import RBF, Constant, Kernel
 from .losses import trigonometric, trigonometric_derivative, trigonometric_second_derivative
 
 __all__ = [
     "BTSVC",
-    "covariance",
+    "default_kernel",
     "dual_regulariser",
     "dual_gradient",
     "kkt_violation",
@@ -78,10 +86,12 @@ __all__ = [
 KAPPA0_CANDIDATES = (0.1, 1.0, 10.0, 100.0)
 #: Starting value of kappa_b (Chu 5.5).
 KAPPA_B_START = 100.0
-#: Boxes of L-BFGS-B on ln kappa_0, ln kappa (each ln kappa_l) and ln kappa_b.
-LOG_KAPPA0_BOUNDS = (-7.0, 7.0)
-LOG_KAPPA_BOUNDS = (-10.0, 7.0)
-LOG_KAPPA_B_BOUNDS = (-10.0, 7.0)
+#: Boxes of the default kernel, in its own units: ln kappa_0 in [-7, 7], ln kappa (each
+#: ln kappa_l) in [-10, 7], i.e. ln lengthscale = -ln(kappa) / 2 in [-3.5, 5], and ln kappa_b
+#: in [-10, 7].
+VARIANCE_LIMITS = (np.exp(-7.0), np.exp(7.0))
+LENGTHSCALE_LIMITS = (np.exp(-3.5), np.exp(5.0))
+BIAS_VARIANCE_LIMITS = (np.exp(-10.0), np.exp(7.0))
 #: Trust-region radius delta of Appendix G (with C = I), its step tolerance and step limit.
 TRUST_RADIUS = 1.0
 PAIR_STEP_TOL = 1e-6
@@ -94,36 +104,41 @@ GAUSS_LEGENDRE_NODES, GAUSS_LEGENDRE_WEIGHTS = np.polynomial.legendre.leggauss(6
 GAUSSIAN_REACH = 10.0
 
 
-# ------------------------------------------------------------------------------ covariance
-def _gaussian_part(X, Y, kappa0, kappa):
-    """:math:`\\kappa_0\\exp(-\\tfrac12\\sum_l\\kappa_l(x_l - y_l)^2)`, shape (n, m)."""
-    scale = np.sqrt(kappa)
-    Xs, Ys = X * scale, Y * scale
-    sq_dist = np.sum(Xs**2, axis=1)[:, None] + np.sum(Ys**2, axis=1)[None, :] - 2.0 * Xs @ Ys.T
-    return kappa0 * np.exp(-0.5 * np.maximum(sq_dist, 0.0))
+# -------------------------------------------------------------------------------- kernel
+def default_kernel(n_features, kappa0=1.0, kappa_b=KAPPA_B_START, ard=False):
+    r"""The thesis's covariance (5.13), or (5.37) with ``ard``, as a kmlib kernel.
 
-
-def covariance(X, Y=None, kappa0=1.0, kappa=1.0, kappa_b=0.0):
-    r"""The BTSVC covariance, Chu (5.13) or with one :math:`\kappa_l` per input (5.37).
+    ``RBF(lengthscale=sqrt(d), variance=kappa0) + Constant(kappa_b)``: :math:`\kappa = 1/d`
+    (one length-scale per input with ``ard``), within the boxes ``LENGTHSCALE_LIMITS``,
+    ``VARIANCE_LIMITS`` and ``BIAS_VARIANCE_LIMITS``. The mapping to the thesis's symbols is
+    :math:`\kappa_l = 1/\ell_l^2`, :math:`\kappa_0` = the RBF's variance and :math:`\kappa_b`
+    = the Constant's variance.
 
     Parameters
     ----------
-    X : ndarray of shape (n, d)
-    Y : ndarray of shape (m, d), optional
-        Defaults to ``X``.
+    n_features : int
+        Input dimension :math:`d`.
     kappa0 : float
         Signal variance :math:`\kappa_0`.
-    kappa : float or ndarray of shape (d,)
-        Inverse squared length-scale(s) :math:`\kappa` (or :math:`\kappa_l`).
     kappa_b : float
-        Variance :math:`\kappa_b` of the bias; it adds to every entry.
+        Variance :math:`\kappa_b` of the bias.
+    ard : bool
+        One length-scale per input, (5.37).
 
     Returns
     -------
-    Sigma : ndarray of shape (n, m)
+    Sum
+        ``theta`` is ``[ln lengthscale (d entries with ard), ln kappa0, ln kappa_b]``.
     """
-    Y = X if Y is None else Y
-    return _gaussian_part(X, Y, kappa0, kappa) + kappa_b
+    lengthscale = np.sqrt(float(n_features))
+    if ard:
+        lengthscale = np.full(int(n_features), lengthscale)
+    rbf = RBF(
+        lengthscale=lengthscale,
+        variance=float(kappa0),
+        limits={"lengthscale": LENGTHSCALE_LIMITS, "variance": VARIANCE_LIMITS},
+    )
+    return rbf + Constant(float(kappa_b), limits={"variance": BIAS_VARIANCE_LIMITS})
 
 
 # ------------------------------------------------------------------------------- the dual
@@ -451,37 +466,11 @@ def _posterior_precision_inverse(laplace):
     return root[:, None] * _linalg.inverse_from_cholesky(laplace.L) * root[None, :]
 
 
-def _covariance_derivative_actions(X, kappa0, kappa, kappa_b, ard, R, v):
-    """tr(R dSigma_p) and dSigma_p v for the log hyperparameters, without the (m, m, p) stack.
-
-    The order is ln kappa_0, ln kappa (or ln kappa_1 .. ln kappa_d), ln kappa_b. For the
-    length-scales, dSigma/d ln kappa_l = -kappa_l / 2 * G o D_l with G the Gaussian part and
-    D_l the squared differences in input l; the sums over D_l are expanded as
-    (x_i - x_j)^2 = x_i^2 + x_j^2 - 2 x_i x_j on centred inputs.
-    """
-    X = X - X.mean(axis=0)
-    G = _gaussian_part(X, X, kappa0, kappa)  # dSigma / d ln kappa_0
-    P = R * G
-    X2 = X**2
-    trace_D = 2.0 * (P.sum(axis=1) @ X2 - np.sum(X * (P @ X), axis=0))  # tr(R (G o D_l)), (d,)
-    Gv = G @ v
-    action_D = X2 * Gv[:, None] + G @ (X2 * v[:, None]) - 2.0 * X * (G @ (X * v[:, None]))
-    scale = -0.5 * np.broadcast_to(kappa, (X.shape[1],))
-    if ard:
-        trace_kappa, action_kappa = scale * trace_D, scale * action_D
-    else:
-        trace_kappa, action_kappa = [scale[0] * trace_D.sum()], scale[0] * action_D.sum(axis=1)
-    ones = np.ones(X.shape[0])
-    traces = np.concatenate([[P.sum()], trace_kappa, [kappa_b * ones @ R @ ones]])
-    actions = np.column_stack([Gv, action_kappa, kappa_b * v.sum() * ones])
-    return traces, actions
-
-
-def evidence_gradient_parts(laplace, X_support, kappa0, kappa, kappa_b, ard=False):
+def evidence_gradient_parts(laplace, dSigma_M):
     r"""The explicit and implicit parts of the gradient (5.36) of :math:`-\ln P(\mathcal D|\theta)`.
 
     With :math:`\mathbf R = (\boldsymbol\Lambda_M^{-1} + \boldsymbol\Sigma_M)^{-1}` and
-    :math:`\partial_p = \partial/\partial\ln\theta_p`,
+    :math:`\partial_p = \partial/\partial\theta_p` (a log hyperparameter of the kernel),
 
     * explicit: :math:`\tfrac12\operatorname{tr}(\mathbf R\,\partial_p\boldsymbol\Sigma_M) -
       \tfrac12\mathbf v_M^T\partial_p\boldsymbol\Sigma_M\mathbf v_M`;
@@ -497,22 +486,20 @@ def evidence_gradient_parts(laplace, X_support, kappa0, kappa, kappa_b, ard=Fals
     Parameters
     ----------
     laplace : LaplaceApproximation
-    X_support : ndarray of shape (m, d)
-        The support vectors, in the order of ``laplace.support``.
-    kappa0, kappa, kappa_b : float (``kappa`` of shape (d,) with ARD)
-        The hyperparameters the approximation was computed at.
-    ard : bool
-        Whether there is one :math:`\kappa_l` per input.
+    dSigma_M : ndarray of shape (m, m, p)
+        Derivatives of the covariance of the support vectors (in the order of
+        ``laplace.support``) with respect to the ``p`` log hyperparameters: the second output
+        of ``kernel(X[laplace.support], eval_gradient=True)``.
 
     Returns
     -------
     explicit, implicit : ndarray of shape (p,)
-        Derivatives with respect to ``ln kappa_0``, ``ln kappa`` (``d`` entries with ARD) and
-        ``ln kappa_b``, in that order.
+        In the order of ``kernel.theta``.
     """
     R = _posterior_precision_inverse(laplace)
     v, Lambda = laplace.v, laplace.Lambda
-    traces, actions = _covariance_derivative_actions(X_support, kappa0, kappa, kappa_b, ard, R, v)
+    traces = np.einsum("ij,ijp->p", R, dSigma_M)  # tr(R dSigma_p)
+    actions = np.einsum("ijp,j->ip", dSigma_M, v)  # dSigma_p v, shape (m, p)
     explicit = 0.5 * traces - 0.5 * v @ actions  # Chu (5.36), first two terms
     weights = v * (1.0 - np.diag(R) / Lambda) / Lambda  # v_m (R Sigma_M)_mm / Lambda_mm
     implicit = -0.5 * (R @ weights) @ actions  # Chu (5.36), third term (minus: item 5.10)
@@ -561,48 +548,34 @@ def class_probability(mean, var, y=1):
 
 
 # ------------------------------------------------------------------------------ estimator
-class _Hyperparameters(NamedTuple):
-    kappa0: float
-    kappa: float | np.ndarray
-    kappa_b: float
-
-    def log(self):
-        return np.log(np.concatenate([[self.kappa0], np.atleast_1d(self.kappa), [self.kappa_b]]))
-
-    @classmethod
-    def from_log(cls, theta, ard):
-        values = np.exp(np.asarray(theta, dtype=np.float64))
-        return cls(
-            float(values[0]), values[1:-1].copy() if ard else float(values[1]), float(values[-1])
-        )
-
-
 class BTSVC(ClassifierMixin, BaseEstimator):
     r"""Bayesian trigonometric support vector classifier (Chu 2003, chapter 5).
 
     A Gaussian-process classifier with the trigonometric likelihood (5.8): sparse like an SVM
     (only points with :math:`y f_{MP} < 1` are support vectors), with the evidence (5.35) to
-    set the hyperparameters and class probabilities (5.42) with error bars.
+    set the kernel's hyperparameters and class probabilities (5.42) with error bars.
 
     Parameters
     ----------
-    kappa0 : float, optional
-        Signal variance :math:`\kappa_0` of (5.13) (the starting value when ``optimize``). By
-        default the one of {0.1, 1, 10, 100} with the highest evidence, as in section 5.5.
-    kappa : float or array_like of shape (d,), optional
-        Inverse squared length-scale :math:`\kappa` (per input with ``ard``). Default ``1 / d``.
-    kappa_b : float
-        Variance :math:`\kappa_b` of the bias. Default 100, the thesis's starting value.
-    ard : bool
-        One :math:`\kappa_l` per input, (5.37).
+    kernel : kmlib kernel, optional
+        Prior covariance of the latent function; it must carry the bias (a ``Constant`` term)
+        itself, since the model has none. A given kernel is used as it is, with all its free
+        hyperparameters (its ``theta``, within its ``bounds``) fitted when ``optimize``. By
+        default the thesis's (5.13), :func:`default_kernel`: ``RBF(lengthscale=sqrt(d),
+        variance=kappa0) + Constant(100.0)``, i.e. :math:`\kappa = 1/d` and
+        :math:`\kappa_b = 100`, with :math:`\kappa_0` the one of {0.1, 1, 10, 100} with the
+        highest evidence, as in section 5.5. The thesis's symbols are :math:`\kappa_l =
+        1/\ell_l^2` (the RBF's ``lengthscale``), :math:`\kappa_0` = the RBF's ``variance``
+        and :math:`\kappa_b` = the Constant's ``variance``. For ARD (5.37) give one
+        length-scale per input, e.g. ``default_kernel(d, kappa0, ard=True)``, which is
+        ``RBF(lengthscale=np.full(d, np.sqrt(d)), variance=kappa0) + Constant(100.0)`` with the
+        thesis's boxes.
     optimize : bool
-        Maximise the evidence over :math:`\ln\kappa_0`, :math:`\ln\kappa` (or
-        :math:`\ln\kappa_l`) and :math:`\ln\kappa_b` with L-BFGS-B, within the boxes
-        ``LOG_KAPPA0_BOUNDS``, ``LOG_KAPPA_BOUNDS`` and ``LOG_KAPPA_B_BOUNDS``; ``False`` keeps
-        the values given.
+        Maximise the evidence over ``kernel.theta`` with L-BFGS-B; ``False`` keeps the kernel
+        as given (or the default with the best :math:`\kappa_0`).
     n_restarts : int
-        Extra L-BFGS-B runs from log hyperparameters drawn uniformly in those boxes; the run
-        with the highest evidence wins (the evidence has local optima, item 5.27).
+        Extra L-BFGS-B runs from log hyperparameters drawn uniformly in ``kernel.bounds``; the
+        run with the highest evidence wins (the evidence has local optima, item 5.27).
     tol : float
         Tolerance :math:`\tau` of the stopping rule (5.31) of the dual solver.
     max_iter : int, optional
@@ -621,6 +594,8 @@ class BTSVC(ClassifierMixin, BaseEstimator):
     ----------
     classes_ : ndarray of shape (2,)
         The labels; ``classes_[1]`` plays :math:`y = +1`.
+    kernel_ : kmlib kernel
+        The kernel with the fitted hyperparameters.
     alpha_ : ndarray of shape (n,)
         Dual variables of (5.29) at the fitted hyperparameters.
     support_ : ndarray of shape (m,)
@@ -629,9 +604,6 @@ class BTSVC(ClassifierMixin, BaseEstimator):
     dual_coef_ : ndarray of shape (m,)
         :math:`\mathbf v_M`, :math:`v_i = y_i\alpha_i`; the latent mean is
         :math:`\mathbf v_M^T\mathbf k_M` (5.41).
-    kappa0_, kappa_b_ : float
-    kappa_ : float, or ndarray of shape (d,) with ``ard``
-        Fitted hyperparameters.
     laplace_ : LaplaceApproximation
         The Laplace approximation at the MAP, which prediction uses.
     log_marginal_likelihood_ : float
@@ -649,10 +621,7 @@ class BTSVC(ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        kappa0=None,
-        kappa=None,
-        kappa_b=KAPPA_B_START,
-        ard=False,
+        kernel=None,
         optimize=True,
         n_restarts=0,
         tol=1e-3,
@@ -662,10 +631,7 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         random_state=None,
         verbose=0,
     ):
-        self.kappa0 = kappa0
-        self.kappa = kappa
-        self.kappa_b = kappa_b
-        self.ard = ard
+        self.kernel = kernel
         self.optimize = optimize
         self.n_restarts = n_restarts
         self.tol = tol
@@ -676,75 +642,67 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         self.verbose = verbose
 
     # ------------------------------------------------------------------ checks and evidence
-    def _check_params(self, d):
+    def _check_params(self):
         check_real(self.tol, "tol", low=0)
-        check_positive(self.kappa_b, "kappa_b")
         if self.solver not in ("newton", "smo"):
             raise ValueError(f"solver must be 'newton' or 'smo'; got {self.solver!r}")
         if self.max_iter is not None and (
             not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1
         ):
             raise ValueError(f"max_iter must be a positive integer or None; got {self.max_iter!r}")
-        kappa = 1.0 / d if self.kappa is None else check_positive(self.kappa, "kappa")
-        kappa = np.asarray(kappa, dtype=np.float64)
-        if self.ard:
-            if kappa.size not in (1, d):
-                raise ValueError(f"with ard=True, kappa needs 1 or {d} values; got {kappa.size}")
-            kappa = np.broadcast_to(kappa.ravel(), (d,)).copy()
-        elif kappa.size != 1:
-            raise ValueError(f"kappa must be a single number unless ard=True; got {kappa.size}")
-        else:
-            kappa = float(kappa)
-        kappa0 = None if self.kappa0 is None else float(check_positive(self.kappa0, "kappa0"))
-        return kappa0, kappa
+        if self.kernel is not None and not isinstance(self.kernel, Kernel):
+            raise ValueError(f"kernel must be a kmlib kernel; got {type(self.kernel).__name__}")
 
-    def _evidence(self, hyper, X, y, with_gradient):
-        """Solve the dual (warm-started) at ``hyper``; -ln P (5.35) and optionally (5.36)."""
-        Sigma = covariance(X, X, hyper.kappa0, hyper.kappa, hyper.kappa_b)
+    def _evidence(self, kernel, X, y, with_gradient):
+        """Solve the dual (warm-started) with ``kernel``; -ln P (5.35) and optionally (5.36)."""
+        Sigma = kernel(X)
         solution = solve_dual(Sigma, y, self._warm_start, self.tol, self.max_iter, self.solver)
         self._warm_start = solution.alpha
         laplace = laplace_approximation(Sigma, y, solution)
         self.n_evidence_evaluations_ += 1
         if self.verbose:
+            values = ", ".join(
+                f"{name} {value:.4g}"
+                for name, value in zip(kernel.theta_names, np.exp(kernel.theta))
+            )
             print(
-                f"BTSVC evidence {self.n_evidence_evaluations_}: kappa0 {hyper.kappa0:.4g}, "
-                f"kappa {np.round(hyper.kappa, 4)}, kappa_b {hyper.kappa_b:.4g}: "
+                f"BTSVC evidence {self.n_evidence_evaluations_}: {values}: "
                 f"-ln P = {laplace.negative_log_evidence:.4f}, {laplace.support.size} SVs, "
                 f"{solution.n_iter} {self.solver} iterations"
             )
         if not with_gradient:
             return solution, laplace
-        explicit, implicit = evidence_gradient_parts(
-            laplace, X[laplace.support], hyper.kappa0, hyper.kappa, hyper.kappa_b, self.ard
-        )
+        _, dSigma_M = kernel(X[laplace.support], eval_gradient=True)
+        explicit, implicit = evidence_gradient_parts(laplace, dSigma_M)
         return laplace.negative_log_evidence, explicit + implicit
 
-    def _objective(self, theta, X, y):
+    def _objective(self, kernel, theta, X, y):
+        kernel.theta = theta
         try:
-            return self._evidence(_Hyperparameters.from_log(theta, self.ard), X, y, True)
+            return self._evidence(kernel, X, y, True)
         except np.linalg.LinAlgError:
             return np.inf, np.zeros_like(theta)
 
-    def _starting_kappa0(self, kappa0, kappa, X, y):
-        """The given kappa0, or the candidate of section 5.5 with the highest evidence.
+    def _initial_kernel(self, X, y):
+        """A copy of the given kernel, or the default (5.13) with the best kappa0 of 5.5.
 
-        The dual solution of the winner becomes the warm start of the optimisation.
+        The dual solution of the winning candidate becomes the warm start of the optimisation.
         """
-        if kappa0 is not None:
-            return kappa0
+        if self.kernel is not None:
+            return clone(self.kernel)
         best = None
         for candidate in KAPPA0_CANDIDATES:
             self._warm_start = None
-            hyper = _Hyperparameters(candidate, kappa, float(self.kappa_b))
-            solution, laplace = self._evidence(hyper, X, y, False)
+            kernel = default_kernel(X.shape[1], kappa0=candidate)
+            solution, laplace = self._evidence(kernel, X, y, False)
             if best is None or laplace.negative_log_evidence < best[0]:
-                best = (laplace.negative_log_evidence, candidate, solution.alpha)
+                best = (laplace.negative_log_evidence, kernel, solution.alpha)
         self._warm_start = best[2]
         return best[1]
 
     # ------------------------------------------------------------------------ fit / predict
     def fit(self, X, y):
-        """Fit the hyperparameters by the evidence (if ``optimize``) and find the MAP.
+        """Fit the kernel's hyperparameters by the evidence (if ``optimize``) and find the MAP.
 
         Parameters
         ----------
@@ -760,39 +718,33 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         self.classes_, t = binary_targets(y, "BTSVC")
         y_pm = 2.0 * t - 1.0
-        kappa0, kappa = self._check_params(X.shape[1])
+        self._check_params()
         # Factorisations of a few hundred rows dominate; one BLAS thread runs them fastest and
         # avoids the thread contention that slowed a 2-core machine under load 100-fold.
         with threadpool_limits(limits=1, user_api="blas"):
-            self._fit(X, y_pm, kappa0, kappa)
+            self._fit(X, y_pm)
         return self
 
-    def _fit(self, X, y_pm, kappa0, kappa):
+    def _fit(self, X, y_pm):
         self.n_evidence_evaluations_ = 0
         self._warm_start = None
-        kappa0 = self._starting_kappa0(kappa0, kappa, X, y_pm)
-        hyper = _Hyperparameters(kappa0, kappa, float(self.kappa_b))
+        kernel = self._initial_kernel(X, y_pm)
         self.optimizer_n_iter_ = 0
-        if self.optimize:
-            bounds = np.array(
-                [LOG_KAPPA0_BOUNDS]
-                + [LOG_KAPPA_BOUNDS] * np.atleast_1d(kappa).size
-                + [LOG_KAPPA_B_BOUNDS]
-            )
+        if self.optimize and kernel.theta.size:
             result = maximise_evidence(
-                lambda theta: self._objective(theta, X, y_pm),
-                hyper.log(),
-                bounds,
+                lambda theta: self._objective(kernel, theta, X, y_pm),
+                kernel.theta,
+                kernel.bounds,
                 n_restarts=self.n_restarts,
                 random_state=self.random_state,
                 max_iter=self.optimizer_max_iter,
             )
-            hyper = _Hyperparameters.from_log(result.x, self.ard)
+            kernel.theta = result.x
             self.optimizer_n_iter_ = int(result.nit)
         self._warm_start = None  # the final MAP from zero depends on the hyperparameters only
-        solution, laplace = self._evidence(hyper, X, y_pm, False)
+        solution, laplace = self._evidence(kernel, X, y_pm, False)
         del self._warm_start
-        self.kappa0_, self.kappa_, self.kappa_b_ = hyper
+        self.kernel_ = kernel
         self.alpha_ = solution.alpha
         self.n_iter_ = solution.n_iter
         self.support_ = laplace.support
@@ -814,11 +766,11 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        k = covariance(self.support_vectors_, X, self.kappa0_, self.kappa_, self.kappa_b_)
+        k = self.kernel_(self.support_vectors_, X)
         mean = self.dual_coef_ @ k  # mu_t = v_M^T k_M
-        # sigma_t^2 = Cov(x, x) - k_M^T (Lambda^-1 + Sigma_M)^-1 k_M, with Cov(x, x) = k0 + kb
+        # sigma_t^2 = k(x, x) - k_M^T (Lambda^-1 + Sigma_M)^-1 k_M
         V = _linalg.solve_lower(self.laplace_.L, np.sqrt(self.laplace_.Lambda)[:, None] * k)
-        var = self.kappa0_ + self.kappa_b_ - np.einsum("ij,ij->j", V, V)
+        var = self.kernel_.diag(X) - np.einsum("ij,ij->j", V, V)
         return mean, np.maximum(var, 0.0)
 
     def decision_function(self, X):
@@ -837,8 +789,7 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        k = covariance(self.support_vectors_, X, self.kappa0_, self.kappa_, self.kappa_b_)
-        return self.dual_coef_ @ k
+        return self.dual_coef_ @ self.kernel_(self.support_vectors_, X)
 
     def predict_proba(self, X):
         """Class probabilities (5.42).

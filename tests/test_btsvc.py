@@ -6,16 +6,18 @@ import warnings
 import numpy as np
 import pytest
 from scipy import integrate, optimize, stats
+from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import check_estimator
 
 from kmlib import btsvc
-from kmlib.btsvc import BTSVC
+from kmlib.btsvc import BTSVC, default_kernel
 from kmlib.datasets import (
     chu_classification_1d,
     chu_classification_2d,
     chu_classification_2d_posterior,
 )
+from kmlib.kernels import RBF, Constant, Matern
 from kmlib.losses import (
     trigonometric,
     trigonometric_derivative,
@@ -23,14 +25,21 @@ from kmlib.losses import (
     trigonometric_second_derivative,
 )
 
-#: Hyperparameters (kappa0, kappa, kappa_b) of the small problems: the thesis's start, kappa0 = 10.
-START = (10.0, 0.5, 100.0)
 TIGHT = 1e-12  # tau of (5.31) where a test needs the exact MAP
 
 
-def problem(n=40, seed=1, hyper=START):
+def chu_kernel(kappa0, kappa, kappa_b):
+    """(5.13) in the thesis's symbols: kappa0 exp(-sum_l kappa_l (x_l - x'_l)^2 / 2) + kappa_b."""
+    return RBF(lengthscale=1.0 / np.sqrt(kappa), variance=kappa0) + Constant(kappa_b)
+
+
+#: Kernel of the small problems: the thesis's start (kappa = 1/d = 0.5, kappa_b = 100), kappa0 = 10.
+START = chu_kernel(10.0, 0.5, 100.0)
+
+
+def problem(n=40, seed=1, kernel=START):
     X, y = chu_classification_2d(n, random_state=seed)
-    return X, y, btsvc.covariance(X, X, *hyper)
+    return X, y, kernel(X)
 
 
 def F_of_5_30(Sigma, y, alpha):
@@ -110,7 +119,7 @@ def test_dual_solution_is_the_primal_map_estimate():
 def test_warm_start_from_nearby_hyperparameters_saves_iterations():
     X, y, Sigma = problem(n=100)
     first = btsvc.solve_dual(Sigma, y, tol=1e-8)
-    nearby = btsvc.covariance(X, X, 11.0, 0.55, 100.0)
+    nearby = chu_kernel(11.0, 0.55, 100.0)(X)
     cold = btsvc.solve_dual(nearby, y, tol=1e-8)
     warm = btsvc.solve_dual(nearby, y, alpha0=first.alpha, tol=1e-8)
     assert warm.n_iter < cold.n_iter
@@ -162,12 +171,12 @@ def test_evidence_equals_brute_force_laplace_on_all_points():
 
 def test_latent_mean_and_variance_equal_the_full_laplace_formulas():
     X, y = chu_classification_2d(30, random_state=4)
-    model = BTSVC(kappa0=5.0, kappa=0.4, kappa_b=2.0, optimize=False, tol=TIGHT).fit(X, y)
+    kernel = chu_kernel(5.0, 0.4, 2.0)
+    model = BTSVC(kernel, optimize=False, tol=TIGHT).fit(X, y)
     X_new = np.array([[0.0, 0.0], [-2.0, 1.0], [3.0, -2.0], [10.0, 10.0]])
     mean, var = model.latent_mean_and_variance(X_new)
     # (5.38)-(5.41) before sparsity: mu = k^T Sigma^-1 f, var = c - k^T (Sigma + W^-1)^-1 k
-    Sigma = btsvc.covariance(X, X, 5.0, 0.4, 2.0)
-    k = btsvc.covariance(X, X_new, 5.0, 0.4, 2.0)
+    Sigma, k = kernel(X), kernel(X, X_new)
     f = Sigma @ (y * model.alpha_)
     W = trigonometric_second_derivative(y * f)
     posterior_precision = np.linalg.inv(Sigma) + np.diag(W)
@@ -178,29 +187,36 @@ def test_latent_mean_and_variance_equal_the_full_laplace_formulas():
     np.testing.assert_allclose(var, full_var, rtol=1e-6)
 
 
-def negative_log_evidence_and_parts(X, y, theta, ard):
-    hyper = btsvc._Hyperparameters.from_log(theta, ard)
-    Sigma = btsvc.covariance(X, X, *hyper)
+def negative_log_evidence_and_parts(X, y, kernel, theta):
+    kernel = clone(kernel)
+    kernel.theta = theta
+    Sigma = kernel(X)
     solution = btsvc.solve_dual(Sigma, y, tol=TIGHT)
     laplace = btsvc.laplace_approximation(Sigma, y, solution)
-    explicit, implicit = btsvc.evidence_gradient_parts(laplace, X[laplace.support], *hyper, ard=ard)
+    _, dSigma_M = kernel(X[laplace.support], eval_gradient=True)
+    explicit, implicit = btsvc.evidence_gradient_parts(laplace, dSigma_M)
     return laplace, explicit, implicit
 
 
 @pytest.mark.parametrize(
-    "ard, theta",
-    [(False, np.log([10.0, 0.5, 100.0])), (True, np.log([3.0, 0.7, 0.3, 2.0]))],
-    ids=["isotropic", "ard"],
+    "kernel",
+    [
+        START,
+        chu_kernel(3.0, np.array([0.7, 0.3]), 2.0),  # ARD (5.37)
+        Matern(lengthscale=1.5, variance=4.0, nu=2.5) + Constant(2.0),  # any kmlib kernel
+    ],
+    ids=["isotropic", "ard", "matern"],
 )
-def test_gradient_5_36_matches_central_differences_and_needs_the_minus_sign(ard, theta):
+def test_gradient_5_36_matches_central_differences_and_needs_the_minus_sign(kernel):
     X, y, _ = problem(n=40)
-    laplace, explicit, implicit = negative_log_evidence_and_parts(X, y, theta, ard)
+    theta = kernel.theta  # log hyperparameters: lengthscale(s), kappa0, kappa_b
+    laplace, explicit, implicit = negative_log_evidence_and_parts(X, y, kernel, theta)
     h = 1e-5
     central = np.empty(theta.size)
     for p in range(theta.size):
         step = h * np.eye(theta.size)[p]
-        plus = negative_log_evidence_and_parts(X, y, theta + step, ard)[0]
-        minus = negative_log_evidence_and_parts(X, y, theta - step, ard)[0]
+        plus = negative_log_evidence_and_parts(X, y, kernel, theta + step)[0]
+        minus = negative_log_evidence_and_parts(X, y, kernel, theta - step)[0]
         for side in (plus, minus):  # the evidence is smooth only while the SVs stay the same
             np.testing.assert_array_equal(side.support, laplace.support)
         central[p] = (plus.negative_log_evidence - minus.negative_log_evidence) / (2 * h)
@@ -249,8 +265,8 @@ def test_class_probability_is_one_half_at_zero_mean_and_falls_with_variance():
 # ------------------------------------------------------------------------------ estimator
 def test_fit_raises_the_evidence_and_predictions_are_consistent():
     X, y = chu_classification_1d(random_state=0)
-    start = BTSVC(kappa0=10.0, optimize=False).fit(X, y)
-    model = BTSVC(kappa0=10.0).fit(X, y)
+    start = BTSVC(default_kernel(1, kappa0=10.0), optimize=False).fit(X, y)
+    model = BTSVC(default_kernel(1, kappa0=10.0)).fit(X, y)
     assert model.log_marginal_likelihood_ > start.log_marginal_likelihood_
     assert model.n_evidence_evaluations_ > 1 and model.optimizer_n_iter_ >= 1
     np.testing.assert_array_equal(model.support_, np.flatnonzero(model.alpha_ > 0))
@@ -264,29 +280,51 @@ def test_fit_raises_the_evidence_and_predictions_are_consistent():
     assert np.mean(model.predict(X) == y) > 0.9
 
 
-def test_optimize_false_keeps_the_given_hyperparameters():
+def test_optimize_false_keeps_the_given_kernel_and_fit_leaves_it_alone():
     X, y = chu_classification_1d(random_state=0)
-    model = BTSVC(kappa0=3.0, kappa=0.2, kappa_b=1.5, optimize=False).fit(X, y)
-    assert (model.kappa0_, model.kappa_, model.kappa_b_) == (3.0, 0.2, 1.5)
+    kernel = chu_kernel(3.0, 0.2, 1.5)
+    model = BTSVC(kernel, optimize=False).fit(X, y)
+    np.testing.assert_array_equal(model.kernel_.theta, kernel.theta)
+    assert model.kernel_ is not kernel
     assert model.n_evidence_evaluations_ == 1 and model.optimizer_n_iter_ == 0
+    fitted = BTSVC(kernel).fit(X, y)
+    assert np.all(fitted.kernel_.theta != kernel.theta)  # every hyperparameter moved ...
+    assert (kernel.k1.variance, kernel.k2.variance) == (3.0, 1.5)  # ... on a copy
+
+
+def test_default_kernel_is_5_13_with_the_thesis_start_and_boxes():
+    kernel = default_kernel(4, kappa0=10.0)
+    X = np.random.default_rng(0).standard_normal((5, 4))
+    sq = np.sum((X[:, None] - X[None]) ** 2, axis=-1)
+    np.testing.assert_allclose(kernel(X), 10.0 * np.exp(-0.25 * sq / 2) + 100.0)  # kappa = 1/d
+    assert kernel.theta_names == ["k1__lengthscale", "k1__variance", "k2__variance"]
+    # in the thesis's log hyperparameters ln kappa = -2 ln lengthscale, ln kappa0, ln kappa_b
+    kappa_box = np.sort(-2.0 * kernel.bounds[0])
+    np.testing.assert_allclose(
+        np.vstack([kappa_box, kernel.bounds[1:]]), [[-10, 7], [-7, 7], [-10, 7]]
+    )
+    ard = default_kernel(3, ard=True)
+    np.testing.assert_allclose(ard.k1.lengthscale, np.full(3, np.sqrt(3)))
+    assert ard.theta.size == 5
 
 
 def test_default_kappa0_is_the_candidate_with_the_best_evidence():
     X, y = chu_classification_1d(random_state=0)
     chosen = BTSVC(optimize=False).fit(X, y)
     evidences = [
-        BTSVC(kappa0=k0, optimize=False).fit(X, y).log_marginal_likelihood_
+        BTSVC(default_kernel(1, kappa0=k0), optimize=False).fit(X, y).log_marginal_likelihood_
         for k0 in btsvc.KAPPA0_CANDIDATES
     ]
-    assert chosen.kappa0_ == btsvc.KAPPA0_CANDIDATES[int(np.argmax(evidences))]
-    assert chosen.kappa_ == 1.0  # 1 / d
+    assert chosen.kernel_.k1.variance == btsvc.KAPPA0_CANDIDATES[int(np.argmax(evidences))]
+    assert chosen.kernel_.k1.lengthscale == 1.0  # kappa = 1 / d
+    assert chosen.kernel_.k2.variance == btsvc.KAPPA_B_START
 
 
 def test_any_two_labels_map_to_classes_in_sorted_order():
     X, y = chu_classification_1d(random_state=0)
     labels = np.where(y > 0, "yes", "no")  # "no" < "yes": classes_[1] = "yes" plays y = +1
-    model = BTSVC(kappa0=5.0, kappa=0.2, kappa_b=1.0, optimize=False).fit(X, labels)
-    reference = BTSVC(kappa0=5.0, kappa=0.2, kappa_b=1.0, optimize=False).fit(X, y)
+    model = BTSVC(chu_kernel(5.0, 0.2, 1.0), optimize=False).fit(X, labels)
+    reference = BTSVC(chu_kernel(5.0, 0.2, 1.0), optimize=False).fit(X, y)
     assert list(model.classes_) == ["no", "yes"]
     np.testing.assert_allclose(model.predict_proba(X), reference.predict_proba(X))
     np.testing.assert_array_equal(model.predict(X) == "yes", reference.predict(X) > 0)
@@ -295,14 +333,15 @@ def test_any_two_labels_map_to_classes_in_sorted_order():
 def test_ard_shrinks_the_weights_of_noise_inputs():
     X, y = chu_classification_1d(random_state=0)  # the class depends on x_1 alone
     noise = np.random.default_rng(0).standard_normal((X.shape[0], 2))
-    model = BTSVC(ard=True).fit(np.hstack([X, noise]), y)
-    assert model.kappa_.shape == (3,)
-    assert np.all(model.kappa_[1:] < 0.1 * model.kappa_[0])  # started equal, at 1/d
+    model = BTSVC(default_kernel(3, ard=True)).fit(np.hstack([X, noise]), y)
+    kappa = 1.0 / model.kernel_.k1.lengthscale**2  # kappa_l of (5.37)
+    assert kappa.shape == (3,)
+    assert np.all(kappa[1:] < 0.1 * kappa[0])  # started equal, at 1/d
 
 
 def test_smo_solver_fits_the_same_model():
     X, y = chu_classification_1d(random_state=0)
-    settings = dict(kappa0=5.0, kappa=0.2, kappa_b=1.0, optimize=False, tol=1e-8)
+    settings = dict(kernel=chu_kernel(5.0, 0.2, 1.0), optimize=False, tol=1e-8)
     newton = BTSVC(**settings).fit(X, y)
     smo = BTSVC(solver="smo", **settings).fit(X, y)
     np.testing.assert_array_equal(newton.support_, smo.support_)
@@ -326,7 +365,7 @@ def test_chu_5_5_2_test_error_is_within_0_01_of_the_bayes_optimal_error():
     print(
         f"\n5.5.2: BTSVC error {error:.4f}, NLL {-np.sum(np.log(proba)):.1f}; optimal error "
         f"{optimal:.4f}; {model.support_.size} SVs; {model.n_evidence_evaluations_} "
-        f"evaluations; {time.perf_counter() - started:.1f} s"
+        f"evaluations; {time.perf_counter() - started:.1f} s; {model.kernel_}"
     )
     assert error <= optimal + 0.01
 
@@ -348,7 +387,7 @@ def test_nan_inputs_are_rejected():
     X[3, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         BTSVC().fit(X, y)
-    model = BTSVC(kappa0=1.0, optimize=False).fit(np.nan_to_num(X), y)
+    model = BTSVC(default_kernel(1), optimize=False).fit(np.nan_to_num(X), y)
     with pytest.raises(ValueError, match="NaN"):
         model.predict(X)
 
@@ -356,9 +395,9 @@ def test_nan_inputs_are_rejected():
 @pytest.mark.parametrize(
     "params, message",
     [
-        (dict(kappa=[1.0, 2.0]), "single number unless ard"),
-        (dict(kappa=[1.0, 2.0, 3.0], ard=True), "1 or 2 values"),
-        (dict(kappa0=-1.0), "kappa0 must be positive"),
+        (dict(kernel="rbf"), "kernel must be a kmlib kernel"),
+        (dict(kernel=default_kernel(3, ard=True)), "lengthscale has 3 entries"),
+        (dict(kernel=RBF(variance=-1.0) + Constant(1.0)), "variance must be positive"),
         (dict(solver="qp"), "solver must be"),
         (dict(tol=0.0), "tol must be"),
     ],
