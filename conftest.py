@@ -10,7 +10,26 @@ from unittest import mock
 
 import jupytext
 import nbformat
+import nbval.kernel
 from nbval.plugin import IPyNbFile
+
+#: Kernel start attempts. With tests on every core, kernels start side by side, and now and then
+#: one dies before answering (jupyter_client picks its ports per process, so two processes can
+#: pick the same free port). A new kernel is what a person would try; a real fault fails 3 times.
+KERNEL_START_ATTEMPTS = 3
+
+
+def start_kernel_with_retries(*args, _start=nbval.kernel.start_new_kernel, **kwargs):
+    """nbval's ``start_new_kernel``, tried again when the kernel dies while starting."""
+    for attempt in range(1, KERNEL_START_ATTEMPTS + 1):
+        try:
+            return _start(*args, **kwargs)
+        except RuntimeError:
+            if attempt == KERNEL_START_ATTEMPTS:
+                raise
+
+
+nbval.kernel.start_new_kernel = start_kernel_with_retries
 
 
 def is_jupytext_notebook(path):

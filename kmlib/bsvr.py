@@ -258,6 +258,7 @@ def solve_dual(Sigma, y, C, epsilon, beta, nu0=None, tol=1e-3, max_iter=None):
     -------
     DualSolution
     """
+    C, epsilon, beta = check_silf_parameters(C, epsilon, beta)
     n = y.size
     flat = (1.0 - beta) * epsilon  # half-width of the flat zone of the loss
     ridge = 2.0 * beta * epsilon / C  # Q = Sigma + ridge I (4.29)

@@ -232,6 +232,17 @@ def test_bad_parameters_raise_value_errors(params, message):
         BayesianSVR(optimize=False, **params).fit(X, y)
 
 
+@pytest.mark.parametrize(
+    "params, message", [({"beta": 0.0}, "beta"), ({"epsilon": 0.0}, "epsilon")]
+)
+def test_solve_dual_rejects_bad_silf_parameters(params, message):
+    X, y, _ = problem(n=10)
+    Sigma = RBF(lengthscale=1.0)(X)
+    silf_parameters = {"C": 1.0, "epsilon": 0.1, "beta": 0.3, **params}
+    with pytest.raises(ValueError, match=message):
+        bsvr.solve_dual(Sigma, y, **silf_parameters)
+
+
 def test_scikit_learn_estimator_checks():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

@@ -120,8 +120,10 @@ def test_warm_start_from_nearby_hyperparameters_saves_iterations():
     X, y, Sigma = problem(n=100)
     first = btsvc.solve_dual(Sigma, y, tol=1e-8)
     nearby = chu_kernel(11.0, 0.55, 100.0)(X)
-    cold = btsvc.solve_dual(nearby, y, tol=1e-8)
-    warm = btsvc.solve_dual(nearby, y, alpha0=first.alpha, tol=1e-8)
+    # tol 1e-7, not 1e-8: with kappa_b = 100 the violation of the exact optimum is about 1e-8
+    # after rounding, and below that the step count is decided by rounding, not by the start
+    cold = btsvc.solve_dual(nearby, y, tol=1e-7)
+    warm = btsvc.solve_dual(nearby, y, alpha0=first.alpha, tol=1e-7)
     assert warm.n_iter < cold.n_iter
     np.testing.assert_allclose(warm.alpha, cold.alpha, atol=1e-7)
 

@@ -123,8 +123,9 @@ def test_solution_satisfies_the_kkt_conditions(kind):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_agrees_with_a_generic_qp_solver(kind):
-    """SLSQP on the same dual (n_var <= 40): objective within the certificate, and alpha within
-    sqrt(2 gap / lambda_min(Q)) of the generic solution (both near the unique optimum)."""
+    """SLSQP on the same dual (n_var <= 40): both solutions carry a duality-gap certificate, the
+    objectives agree within it, and the solutions lie within sqrt(2 gap) of the optimum in the
+    seminorm sqrt(a^T Q a) (convexity: f(a) - f* >= 1/2 (a - a*)^T Q (a - a*) for feasible a)."""
     n = 20 if kind in ("svr", "nusvr") else 40
     rows, y, p, C, alpha0, s, two = problem(kind, n, seed=3)
     res = smo.solve(rows, y, p, C, alpha0, sample_index=s, two_constraints=two, tol=1e-6)
@@ -151,27 +152,21 @@ def test_agrees_with_a_generic_qp_solver(kind):
         method="SLSQP",
         options={"ftol": 1e-15, "maxiter": 2000},
     )
-    assert ref.success, ref.message
+    # SLSQP may stop with "positive directional derivative" once ftol is below what rounding
+    # allows; its point is still usable if it is feasible and its own certificate is small
     a_ref = np.clip(ref.x, 0, Cv)
+    for g in groups(y, two):
+        assert abs(y[g] @ (a_ref[g] - a0[g])) <= 1e-10
     gap, _ = smo.duality_gap(res.alpha, res.grad, y, Cv, two_constraints=two)
     gap_ref, _ = smo.duality_gap(a_ref, Q @ a_ref + pv, y, Cv, two_constraints=two)
+    assert gap <= 1e-5 and gap_ref <= 1e-6, (gap, gap_ref, ref.message)
     f_ref = 0.5 * a_ref @ Q @ a_ref + pv @ a_ref
     assert abs(res.objective - f_ref) <= max(gap, gap_ref) + 1e-9
-    # in the SVR form alpha_n and alpha_hat_n share a kernel column: Q is singular there, but
-    # the coefficients alpha - alpha_hat are unique
-    if kind in ("svr", "nusvr"):
-        beta, beta_ref = res.alpha[:n] - res.alpha[n:], a_ref[:n] - a_ref[n:]
-        Kn = Q[:n, :n]
-        lam = np.linalg.eigvalsh(Kn)[0]
-        assert np.linalg.norm(beta - beta_ref) <= (
-            np.sqrt(2 * gap / lam) + np.sqrt(2 * gap_ref / lam) + 1e-7
-        )
-    else:
-        lam = np.linalg.eigvalsh(Q)[0]
-        assert lam > 0
-        assert np.linalg.norm(res.alpha - a_ref) <= (
-            np.sqrt(2 * gap / lam) + np.sqrt(2 * gap_ref / lam) + 1e-7
-        )
+    # in the SVR forms alpha_n and alpha_hat_n share a kernel column, so Q is singular and only
+    # alpha - alpha_hat is determined: the Q-seminorm measures exactly that difference
+    difference = res.alpha - a_ref
+    distance = np.sqrt(max(difference @ Q @ difference, 0.0))
+    assert distance <= np.sqrt(2 * gap) + np.sqrt(2 * gap_ref) + 1e-9
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

@@ -24,17 +24,30 @@ student_edition = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(student_edition)
 
 
-def execute(text, folder):
-    """Run a MyST notebook; return None on success or ``(cell source, error)`` of the failure."""
-    notebook = jupytext.reads(text, fmt="md:myst")
-    client = NotebookClient(
-        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
-    )
-    failed = None
-    try:
-        client.execute()
-    except CellExecutionError as error:
-        failed = error
+def execute(text, folder, kernel_start_attempts=3):
+    """Run a MyST notebook; return None on success or ``(cell source, error)`` of the failure.
+
+    A kernel that dies before it answers is replaced, up to ``kernel_start_attempts`` times: with
+    tests on every core, kernels start side by side and now and then two pick the same port.
+    """
+    for attempt in range(1, kernel_start_attempts + 1):
+        notebook = jupytext.reads(text, fmt="md:myst")
+        client = NotebookClient(
+            notebook,
+            timeout=300,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(folder)}},
+        )
+        failed = None
+        try:
+            client.execute()
+        except CellExecutionError as error:
+            failed = error
+        except RuntimeError as error:
+            if "before replying to kernel_info" in str(error) and attempt < kernel_start_attempts:
+                continue
+            raise
+        break
     # an error output also counts when the cell itself succeeded (a figure that failed to draw)
     for cell in notebook.cells:
         for output in cell.get("outputs", []):
