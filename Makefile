@@ -18,20 +18,22 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[book,test]"
 	touch $@
 
+# Notebooks run with one BLAS thread in the tests and in the build alike, so that both see the
+# same rounding (and, for the tests, so that parallel workers do not compete for the cores).
+ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
+
 ## book: build the website into _build/html (strict, offline; notebooks cached between builds)
 book: $(STAMP) $(CACHE_STAMP)
-	$(BIN)/jupyter-book build --all -W -n --keep-going .
+	$(ONE_BLAS_THREAD) $(BIN)/jupyter-book build --all -W -n --keep-going .
 
 $(CACHE_STAMP): $(KMLIB_SOURCES)
 	rm -rf _build/.jupyter_cache
 	mkdir -p _build && touch $@
 
 ## test: kmlib unit tests, every notebook (nbval) and the student-edition checks
-# One test file per worker on every core; each worker's BLAS gets one thread, so that the
-# workers do not compete for the same cores.
+# One test file per worker on every core, each with one BLAS thread.
 test: $(STAMP)
-	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
-	$(BIN)/python -m pytest -n auto --dist loadfile
+	$(ONE_BLAS_THREAD) $(BIN)/python -m pytest -n auto --dist loadfile
 
 ## student: solution-free exercise notebooks (.md and .ipynb) in _build/student
 student: $(STAMP)

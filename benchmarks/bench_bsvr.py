@@ -22,7 +22,7 @@ Each time is the best of ``--repeat`` runs.
 
 Usage::
 
-    python benchmarks/bench_bsvr.py [--sizes 250 500 1000 2000] [--repeat 3]
+    python benchmarks/bench_bsvr.py [--sizes 250 500 1000 2000 4000] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def bsvr_evaluation(X, y, kernel, nu0):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[250, 500, 1000, 2000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[250, 500, 1000, 2000, 4000])
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
 
