@@ -8,8 +8,9 @@ kmlib, in one run:
 
 * **BSVR**: the covariance and its derivatives, the MAP by SMO (4.25), the evidence (4.38) and
   its gradient (4.39)-(4.41). An optimiser calls this with hyperparameters close to the last
-  ones, so the MAP is warm-started from the solution at a 5 % smaller C (the column ``warm``);
-  ``cold`` starts SMO from zero.
+  ones, so the MAP is warm-started from the solution at a 5 % smaller C, moved to the new box as
+  ``BayesianSVR.fit`` moves it (bound variables stay bound; the column ``warm``); ``cold``
+  starts SMO from zero.
 * **GP regression**: the covariance and its derivatives, the Cholesky factor, the evidence and
   its gradient (``GaussianProcessRegressor.log_marginal_likelihood``).
 
@@ -32,7 +33,7 @@ import time
 
 import numpy as np
 
-from kmlib.bsvr import negative_log_evidence, solve_dual
+from kmlib.bsvr import _rescaled_start, negative_log_evidence, solve_dual
 from kmlib.datasets import sinc
 from kmlib.gp import GaussianProcessRegressor
 from kmlib.kernels import RBF, Constant
@@ -77,8 +78,9 @@ def main():
         kernel = rbf + Constant(KAPPA_B)
         # the warm start an optimiser would have: the MAP at a nearby C
         nearby = solve_dual(kernel(X), y, 0.95 * C, EPSILON, BETA)
+        start = _rescaled_start(nearby.nu, 0.95 * C, C)
         t_warm, (solution, _, _) = best_time(
-            lambda: bsvr_evaluation(X, y, kernel, nearby.nu), args.repeat
+            lambda: bsvr_evaluation(X, y, kernel, start), args.repeat
         )
         t_cold, _ = best_time(lambda: bsvr_evaluation(X, y, kernel, None), args.repeat)
         gp = GaussianProcessRegressor(kernel=kernel, noise_variance=NOISE, optimize=False)
