@@ -153,3 +153,30 @@ def test_santafe_laser_is_the_competition_series():
     # the opening of the competition's A.dat (Weigend & Gershenfeld 1993), as data.md lists it
     np.testing.assert_array_equal(series[:10], [86, 141, 95, 41, 22, 21, 32, 72, 138, 111])
     assert series.min() >= 0 and series.max() <= 255 and np.all(series == np.round(series))
+
+
+def test_boston_housing_matches_the_source():
+    X, y, names = datasets.boston_housing()
+    assert X.shape == (506, 13) and y.shape == (506,) and X.dtype == np.float64
+    assert names[0] == "crim" and names[-1] == "lstat"
+    # first tract as printed by R's MASS::Boston
+    first = [0.00632, 18, 2.31, 0, 0.538, 6.575, 65.2, 4.09, 1, 296, 15.3, 396.9, 4.98]
+    np.testing.assert_array_equal(X[0], first)
+    assert y[0] == 24.0
+    # medv is censored at 50 for 16 tracts (Gilley & Pace 1996); chas is a 0/1 dummy
+    assert y.max() == 50.0 and np.sum(y == 50.0) == 16 and y.min() == 5.0
+    assert set(X[:, 3]) == {0.0, 1.0}
+    assert np.all(np.isfinite(X))
+
+
+def test_abalone_matches_the_uci_description():
+    X, y, names = datasets.abalone()
+    assert X.shape == (4177, 10) and y.shape == (4177,)
+    assert names[:3] == ["sex_M", "sex_F", "sex_I"]
+    # abalone.names (UCI): 1528 male, 1307 female, 1342 infant; rings 1 to 29
+    np.testing.assert_array_equal(X[:, :3].sum(0), [1528, 1307, 1342])
+    np.testing.assert_array_equal(X[:, :3].sum(1), 1.0)
+    assert y.min() == 1 and y.max() == 29
+    # first record of abalone.data: M,0.455,0.365,0.095,0.514,0.2245,0.101,0.15,15
+    np.testing.assert_array_equal(X[0], [1, 0, 0, 0.455, 0.365, 0.095, 0.514, 0.2245, 0.101, 0.15])
+    assert y[0] == 15
