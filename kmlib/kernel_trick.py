@@ -1,0 +1,402 @@
+r"""The kernel trick applied to linear methods (MLAPP 14.4; PRML 6.1 and 12.3).
+
+A method that touches its inputs only through inner products can work in the feature space of
+any kernel :math:`k(\mathbf x, \mathbf x') = \phi(\mathbf x)^T\phi(\mathbf x')`:
+
+* ridge regression in its dual form, :math:`\mathbf a = (\mathbf K + \lambda\mathbf I)^{-1}
+  \mathbf y`, :math:`y(\mathbf x) = \mathbf k(\mathbf x)^T\mathbf a` (PRML (6.8)–(6.9),
+  MLAPP 14.4.3), against the primal :math:`\mathbf w = (\boldsymbol\Phi^T\boldsymbol\Phi +
+  \lambda\mathbf I)^{-1}\boldsymbol\Phi^T\mathbf y` where the feature map is finite;
+* principal components of the centred feature vectors (PRML 12.3, MLAPP 14.4.4);
+* nearest neighbours and K-medoids with the feature-space distance
+  :math:`\lVert\phi(\mathbf x) - \phi(\mathbf x')\rVert^2 = k(\mathbf x, \mathbf x) -
+  2k(\mathbf x, \mathbf x') + k(\mathbf x', \mathbf x')` (MLAPP 14.4.1–14.4.2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import linalg
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _linalg
+from ._validation import as_generator, check_positive
+from .kernels import RBF, Linear
+
+__all__ = ["KernelRidge", "KernelPCA", "KernelKNeighborsClassifier", "KernelKMedoids"]
+
+
+def _kernel_or_default(kernel):
+    """The given kmlib kernel, or the default RBF with unit length-scale."""
+    return RBF(lengthscale=1.0) if kernel is None else kernel
+
+
+def feature_space_distances(kernel, X, Y):
+    r"""Squared feature-space distances :math:`k(x,x) - 2k(x,y) + k(y,y)` (MLAPP 14.4.1).
+
+    Parameters
+    ----------
+    kernel : kmlib kernel
+    X : ndarray of shape (n, d)
+    Y : ndarray of shape (m, d)
+
+    Returns
+    -------
+    ndarray of shape (n, m)
+        Clipped at zero, where rounding could make a distance slightly negative.
+    """
+    D = kernel.diag(X)[:, None] - 2.0 * kernel(X, Y) + kernel.diag(Y)[None, :]
+    return np.maximum(D, 0.0)
+
+
+class KernelRidge(RegressorMixin, BaseEstimator):
+    r"""Kernel ridge regression, in the dual or (for a linear kernel) the primal form.
+
+    Minimises :math:`\tfrac12\sum_n (y_n - \mathbf w^T\phi(\mathbf x_n))^2 +
+    \tfrac\lambda2\lVert\mathbf w\rVert^2` with :math:`\lambda` = ``alpha`` (no intercept).
+
+    Parameters
+    ----------
+    kernel : kmlib kernel, optional
+        Default ``RBF(lengthscale=1.0)``.
+    alpha : float
+        :math:`\lambda > 0`.
+    solver : {"auto", "dual", "primal"}
+        ``"dual"`` factorises the :math:`N\times N` matrix :math:`\mathbf K + \lambda\mathbf I`,
+        :math:`O(N^3 + N^2 D)`; ``"primal"`` factorises the :math:`D\times D` matrix
+        :math:`\boldsymbol\Phi^T\boldsymbol\Phi + \lambda\mathbf I`, :math:`O(D^3 + N D^2)`,
+        and needs a kernel with a finite feature map (``Linear``, where :math:`\phi(\mathbf x) =
+        \sigma\mathbf x`). ``"auto"`` takes the primal for a ``Linear`` kernel with
+        :math:`D < N` and the dual otherwise: the cost crossover of MLAPP 14.4.3.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (N,)
+        :math:`\mathbf a` of PRML (6.8), also on the primal path (:math:`\mathbf a =
+        (\mathbf y - \boldsymbol\Phi\mathbf w)/\lambda`).
+    coef_ : ndarray of shape (D,) or None
+        :math:`\mathbf w` in input coordinates on the primal path (``None`` on the dual path).
+    solver_ : str
+        The form that was solved.
+    X_train_ : ndarray of shape (N, D)
+    """
+
+    def __init__(self, kernel=None, alpha=1.0, solver="auto"):
+        self.kernel = kernel
+        self.alpha = alpha
+        self.solver = solver
+
+    def fit(self, X, y):
+        """Solve for the weights.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, D)
+        y : array_like of shape (N,)
+
+        Returns
+        -------
+        self
+        """
+        check_positive(self.alpha, "alpha")
+        if self.solver not in ("auto", "dual", "primal"):
+            raise ValueError(f"solver must be 'auto', 'dual' or 'primal'; got {self.solver!r}")
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        kernel = _kernel_or_default(self.kernel)
+        linear = isinstance(kernel, Linear)
+        if self.solver == "primal" and not linear:
+            raise ValueError(
+                "solver='primal' needs a kernel with a finite feature map (Linear); "
+                f"got {type(kernel).__name__}: use solver='dual'"
+            )
+        n, d = X.shape
+        primal = self.solver == "primal" or (self.solver == "auto" and linear and d < n)
+        self.kernel_ = kernel
+        self.X_train_ = X
+        if primal:
+            Phi = np.sqrt(kernel.variance) * X  # phi(x) = sigma x
+            A = Phi.T @ Phi
+            A[np.diag_indices(d)] += self.alpha
+            w = _linalg.solve_psd(A, Phi.T @ y)  # PRML (3.28) with lambda
+            self.coef_ = np.sqrt(kernel.variance) * w
+            self.dual_coef_ = (y - Phi @ w) / self.alpha  # PRML (6.4)
+            self.solver_ = "primal"
+        else:
+            K = kernel(X)
+            K[np.diag_indices(n)] += self.alpha
+            self.dual_coef_ = _linalg.solve_psd(K, y)  # PRML (6.8)
+            self.coef_ = None
+            self.solver_ = "dual"
+        return self
+
+    def predict(self, X):
+        r""":math:`y(\mathbf x) = \mathbf k(\mathbf x)^T\mathbf a` (PRML (6.9)).
+
+        Parameters
+        ----------
+        X : array_like of shape (M, D)
+
+        Returns
+        -------
+        ndarray of shape (M,)
+        """
+        check_is_fitted(self, "dual_coef_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        if self.coef_ is not None:
+            return X @ self.coef_
+        return self.kernel_(X, self.X_train_) @ self.dual_coef_
+
+
+class KernelPCA(TransformerMixin, BaseEstimator):
+    r"""Principal components in the feature space of a kernel (PRML 12.3, MLAPP 14.4.4).
+
+    The Gram matrix of the centred feature vectors is :math:`\tilde{\mathbf K} = \mathbf K -
+    \mathbf 1_N\mathbf K - \mathbf K\mathbf 1_N + \mathbf 1_N\mathbf K\mathbf 1_N` (PRML (12.85)),
+    with :math:`\mathbf 1_N` the matrix whose entries are all :math:`1/N`. Its eigenvectors
+    :math:`\mathbf a_i` with eigenvalues :math:`\ell_i = N\lambda_i` give the components;
+    scaled so that :math:`\ell_i\mathbf a_i^T\mathbf a_i = 1`, the feature-space direction
+    :math:`\mathbf v_i = \sum_n a_{in}\tilde\phi(\mathbf x_n)` has unit length (PRML (12.81)),
+    and the projection of a point is :math:`\tilde{\mathbf k}(\mathbf x)^T\mathbf a_i` (12.82).
+
+    Parameters
+    ----------
+    kernel : kmlib kernel, optional
+        Default ``RBF(lengthscale=1.0)``.
+    n_components : int
+        Number of components kept, at most N.
+
+    Attributes
+    ----------
+    eigenvalues_ : ndarray of shape (n_components,)
+        Eigenvalues :math:`\ell_i` of :math:`\tilde{\mathbf K}`, largest first.
+    eigenvectors_ : ndarray of shape (N, n_components)
+        The :math:`\mathbf a_i`, scaled as above; components with :math:`\ell_i \le 0` (up to
+        rounding) have no direction and get zero columns, so they project everything to 0.
+    X_train_ : ndarray of shape (N, D)
+    """
+
+    def __init__(self, kernel=None, n_components=2):
+        self.kernel = kernel
+        self.n_components = n_components
+
+    def fit(self, X, y=None):
+        """Centre the Gram matrix and find its leading eigenvectors.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, D)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        X = validate_data(self, X, dtype=np.float64)
+        n = X.shape[0]
+        if not (isinstance(self.n_components, (int, np.integer)) and 1 <= self.n_components):
+            raise ValueError(f"n_components must be a positive integer; got {self.n_components!r}")
+        if self.n_components > n:
+            raise ValueError(f"n_components = {self.n_components} exceeds the {n} samples")
+        self.kernel_ = _kernel_or_default(self.kernel)
+        K = self.kernel_(X)
+        self._K_column_means = K.mean(axis=0)
+        self._K_mean = self._K_column_means.mean()
+        K_centred = (
+            K - self._K_column_means[None, :] - self._K_column_means[:, None] + self._K_mean
+        )  # PRML (12.85)
+        values, vectors = linalg.eigh(K_centred, subset_by_index=(n - self.n_components, n - 1))
+        values, vectors = values[::-1], vectors[:, ::-1]
+        tiny = values <= 1e-12 * max(values[0], 1e-300)
+        with np.errstate(divide="ignore"):
+            scale = np.where(tiny, 0.0, 1.0 / np.sqrt(np.where(tiny, 1.0, values)))
+        self.eigenvalues_ = np.where(tiny, 0.0, values)
+        self.eigenvectors_ = vectors * scale  # PRML (12.81): l_i a_i^T a_i = 1
+        self.X_train_ = X
+        return self
+
+    def transform(self, X):
+        r"""Projections :math:`\tilde{\mathbf k}(\mathbf x)^T\mathbf a_i` of new points.
+
+        The test kernel is centred with the training means: :math:`\tilde k(\mathbf x,
+        \mathbf x_n) = k(\mathbf x, \mathbf x_n) - \bar k(\mathbf x) - \bar k_n + \bar k`, where
+        :math:`\bar k(\mathbf x)` averages over the training points (PRML Exercise 12.26).
+
+        Parameters
+        ----------
+        X : array_like of shape (M, D)
+
+        Returns
+        -------
+        ndarray of shape (M, n_components)
+        """
+        check_is_fitted(self, "eigenvectors_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        K = self.kernel_(X, self.X_train_)
+        K_centred = K - K.mean(axis=1, keepdims=True) - self._K_column_means[None, :] + self._K_mean
+        return K_centred @ self.eigenvectors_
+
+
+class KernelKNeighborsClassifier(ClassifierMixin, BaseEstimator):
+    """Nearest-neighbour classification with feature-space distances (MLAPP 14.4.1).
+
+    Parameters
+    ----------
+    kernel : kmlib kernel, optional
+        Default ``RBF(lengthscale=1.0)``.
+    n_neighbors : int
+        Number of neighbours that vote.
+
+    Notes
+    -----
+    A tie in the vote goes to the tied class whose nearest member among the neighbours is
+    closest; among equally distant training points the one listed first counts as nearer.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    X_train_ : ndarray of shape (N, D)
+    """
+
+    def __init__(self, kernel=None, n_neighbors=5):
+        self.kernel = kernel
+        self.n_neighbors = n_neighbors
+
+    def fit(self, X, y):
+        """Store the training set.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, D)
+        y : array_like of shape (N,)
+
+        Returns
+        -------
+        self
+        """
+        if not (isinstance(self.n_neighbors, (int, np.integer)) and self.n_neighbors >= 1):
+            raise ValueError(f"n_neighbors must be a positive integer; got {self.n_neighbors!r}")
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, self._codes = np.unique(y, return_inverse=True)
+        self.kernel_ = _kernel_or_default(self.kernel)
+        self.X_train_ = X
+        return self
+
+    def predict(self, X):
+        """Majority class among the nearest neighbours in feature space.
+
+        Parameters
+        ----------
+        X : array_like of shape (M, D)
+
+        Returns
+        -------
+        ndarray of shape (M,)
+        """
+        check_is_fitted(self, "X_train_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        k = min(self.n_neighbors, self.X_train_.shape[0])
+        distances = feature_space_distances(self.kernel_, X, self.X_train_)
+        order = np.argsort(distances, axis=1, kind="stable")[:, :k]
+        labels = self._codes[order]  # (M, k), nearest first
+        votes = np.zeros((X.shape[0], self.classes_.size))
+        np.add.at(votes, (np.arange(X.shape[0])[:, None], labels), 1.0)
+        # ties: the tied class met first in the nearest-first list wins
+        first_seen = np.full(votes.shape, k, dtype=float)
+        for rank in range(k - 1, -1, -1):
+            first_seen[np.arange(X.shape[0]), labels[:, rank]] = rank
+        winner = np.argmax(votes - first_seen / (k + 1.0), axis=1)
+        return self.classes_[winner]
+
+
+class KernelKMedoids(BaseEstimator):
+    """K-medoids clustering with feature-space distances (MLAPP 14.4.2, Algorithm 14.1).
+
+    Alternates assigning every point to its nearest medoid and moving each cluster's medoid to
+    the member with the smallest summed distance to the other members, distances being the
+    squared feature-space distances. Both steps lower (or keep) the total distance of the
+    points to their medoids; the iteration stops when the assignment no longer changes.
+
+    Parameters
+    ----------
+    kernel : kmlib kernel, optional
+        Default ``RBF(lengthscale=1.0)``.
+    n_clusters : int
+    max_iter : int
+    random_state : int, Generator, RandomState or None
+        Seeds the choice of the initial medoids (distinct training points).
+
+    Attributes
+    ----------
+    medoid_indices_ : ndarray of shape (n_clusters,)
+        Training indices of the medoids.
+    labels_ : ndarray of shape (N,)
+    inertia_ : float
+        Sum of the squared feature-space distances of the points to their medoids.
+    n_iter_ : int
+    """
+
+    def __init__(self, kernel=None, n_clusters=2, max_iter=300, random_state=None):
+        self.kernel = kernel
+        self.n_clusters = n_clusters
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Find the medoids.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, D)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        X = validate_data(self, X, dtype=np.float64)
+        n = X.shape[0]
+        if not (isinstance(self.n_clusters, (int, np.integer)) and 1 <= self.n_clusters <= n):
+            raise ValueError(
+                f"n_clusters must be an integer between 1 and the {n} samples; "
+                f"got {self.n_clusters!r}"
+            )
+        if not (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1):
+            raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}")
+        self.kernel_ = _kernel_or_default(self.kernel)
+        D = feature_space_distances(self.kernel_, X, X)
+        medoids = as_generator(self.random_state).choice(n, self.n_clusters, replace=False)
+        labels = np.argmin(D[:, medoids], axis=1)
+        for self.n_iter_ in range(1, self.max_iter + 1):
+            for cluster in range(self.n_clusters):  # Algorithm 14.1: the best member
+                members = np.flatnonzero(labels == cluster)
+                if members.size:
+                    cost = D[np.ix_(members, members)].sum(axis=1)
+                    medoids[cluster] = members[np.argmin(cost)]
+            new_labels = np.argmin(D[:, medoids], axis=1)
+            if np.array_equal(new_labels, labels):
+                break
+            labels = new_labels
+        self.medoid_indices_ = medoids
+        self.labels_ = labels
+        self.inertia_ = float(D[np.arange(n), medoids[labels]].sum())
+        self.X_train_ = X
+        return self
+
+    def predict(self, X):
+        """Index of the nearest medoid for each point.
+
+        Parameters
+        ----------
+        X : array_like of shape (M, D)
+
+        Returns
+        -------
+        ndarray of shape (M,)
+        """
+        check_is_fitted(self, "medoid_indices_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        medoids = self.X_train_[self.medoid_indices_]
+        return np.argmin(feature_space_distances(self.kernel_, X, medoids), axis=1)
