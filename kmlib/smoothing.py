@@ -12,6 +12,11 @@ density is a mixture with weights
 
 whose mean is the kernel regression (6.45) and whose variance is
 :math:`s^2 + \sum_n k_n t_n^2 - (\sum_n k_n t_n)^2` (Exercise 6.18).
+
+MLAPP 14.7 adds the smoothing kernels (Gaussian, Epanechnikov, tri-cube, boxcar) and their
+moments, kernel density estimation with Scott's and Silverman's bandwidths, and LOWESS, the
+locally weighted linear regression whose prediction is a weighted sum of the targets (its
+equivalent kernel).
 """
 
 from __future__ import annotations
@@ -20,11 +25,12 @@ import numpy as np
 from scipy.spatial.distance import cdist
 from scipy.special import logsumexp, softmax
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import check_positive
+from ._validation import as_generator, check_positive
 
-__all__ = ["NadarayaWatson"]
+__all__ = ["NadarayaWatson", "SMOOTHING_KERNELS", "SmoothingKernel", "KernelDensity", "LOWESS"]
 
 
 class NadarayaWatson(RegressorMixin, BaseEstimator):
@@ -137,3 +143,307 @@ class NadarayaWatson(RegressorMixin, BaseEstimator):
             - 0.5 * np.log(2.0 * np.pi)
         )  # shape (n, q)
         return np.exp(logsumexp(log_k[:, :, np.newaxis] + log_normal[np.newaxis], axis=1))
+
+
+# ----------------------------------------------------------------- MLAPP 14.7: smoothing kernels
+class SmoothingKernel:
+    r"""A one-dimensional smoothing kernel :math:`\kappa(u)` (MLAPP 14.7.1).
+
+    :math:`\int\kappa = 1`, :math:`\int u\kappa(u)\,du = 0` and
+    :math:`\int u^2\kappa(u)\,du` = ``second_moment`` > 0.
+
+    Parameters
+    ----------
+    name : str
+    density : callable
+        :math:`\kappa`, vectorised.
+    support : float
+        :math:`\kappa(u) = 0` for :math:`|u| > ` ``support`` (``inf`` for the Gaussian).
+    second_moment : float
+        :math:`\int u^2\kappa(u)\,du`, in closed form.
+    peak : float
+        :math:`\kappa(0)`, its maximum (for rejection sampling).
+    """
+
+    def __init__(self, name, density, support, second_moment, peak):
+        self.name = name
+        self.density = density
+        self.support = support
+        self.second_moment = second_moment
+        self.peak = peak
+
+    def __call__(self, u):
+        return self.density(np.asarray(u, dtype=np.float64))
+
+    def __repr__(self):
+        return f"SmoothingKernel({self.name!r})"
+
+    def sample(self, size, rng):
+        """Draws from :math:`\kappa`: normal for the Gaussian, else rejection from a uniform."""
+        if np.isinf(self.support):
+            return rng.standard_normal(size)
+        draws = np.empty(0)
+        while draws.size < size:
+            u = rng.uniform(-self.support, self.support, 2 * size)
+            keep = rng.uniform(0.0, self.peak, u.size) < self(u)
+            draws = np.concatenate([draws, u[keep]])
+        return draws[:size]
+
+
+def _inside(u):
+    return (np.abs(u) <= 1.0).astype(np.float64)
+
+
+def _gaussian(u):
+    return np.exp(-0.5 * u**2) / np.sqrt(2 * np.pi)  # MLAPP (14.70)
+
+
+def _epanechnikov(u):
+    return 0.75 * (1 - u**2) * _inside(u)  # MLAPP (14.74)
+
+
+def _tricube(u):
+    return 70 / 81 * (1 - np.abs(u) ** 3) ** 3 * _inside(u)  # MLAPP (14.75)
+
+
+def _boxcar(u):
+    return 0.5 * _inside(u)  # MLAPP (14.76), with the 1/2 it needs to integrate to one
+
+
+#: The kernels of MLAPP 14.7.1 with their second moments 1, 1/5, 35/243 and 1/3.
+SMOOTHING_KERNELS = {
+    "gaussian": SmoothingKernel("gaussian", _gaussian, np.inf, 1.0, 1 / np.sqrt(2 * np.pi)),
+    "epanechnikov": SmoothingKernel("epanechnikov", _epanechnikov, 1.0, 1 / 5, 0.75),
+    "tricube": SmoothingKernel("tricube", _tricube, 1.0, 35 / 243, 70 / 81),
+    "boxcar": SmoothingKernel("boxcar", _boxcar, 1.0, 1 / 3, 0.5),
+}
+
+
+def _smoothing_kernel(name):
+    if name not in SMOOTHING_KERNELS:
+        raise ValueError(f"kernel must be one of {sorted(SMOOTHING_KERNELS)}; got {name!r}")
+    return SMOOTHING_KERNELS[name]
+
+
+class KernelDensity(BaseEstimator):
+    r"""Kernel density estimate with a product of smoothing kernels (MLAPP 14.7.2).
+
+    .. math:: \hat p(\mathbf x) = \frac1N\sum_n\prod_{j=1}^d \frac1h
+              \kappa\Big(\frac{x_j - x_{nj}}h\Big)
+
+    For the Gaussian kernel the product is the isotropic :math:`\mathcal N(\mathbf x\mid
+    \mathbf x_n, h^2\mathbf I)` of MLAPP (14.77); (14.78) is the general form.
+
+    Parameters
+    ----------
+    bandwidth : float or {"scott", "silverman"}
+        :math:`h > 0`, or a rule: Scott's :math:`h = \bar\sigma N^{-1/(d+4)}` or Silverman's
+        :math:`h = \bar\sigma\,(N(d+2)/4)^{-1/(d+4)}`, where :math:`\bar\sigma^2` is the
+        mean over the dimensions of the sample variances (ddof = 1). In one dimension these
+        are the factors that ``scipy.stats.gaussian_kde`` uses, times the sample standard
+        deviation; Silverman's is then about :math:`1.06\,\hat\sigma N^{-1/5}` (MLAPP (14.89)).
+    kernel : {"gaussian", "epanechnikov", "tricube", "boxcar"}
+
+    Attributes
+    ----------
+    bandwidth_ : float
+    X_train_ : ndarray of shape (N, d)
+    """
+
+    def __init__(self, bandwidth=1.0, kernel="gaussian"):
+        self.bandwidth = bandwidth
+        self.kernel = kernel
+
+    def fit(self, X, y=None):
+        """Store the data and set the bandwidth.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        kernel = _smoothing_kernel(self.kernel)
+        X = validate_data(self, X, dtype=np.float64)
+        n, d = X.shape
+        if isinstance(self.bandwidth, str):
+            if self.bandwidth not in ("scott", "silverman"):
+                raise ValueError(
+                    f"bandwidth must be positive, 'scott' or 'silverman'; got {self.bandwidth!r}"
+                )
+            if n < 2:
+                raise ValueError("a bandwidth rule needs at least 2 samples")
+            sigma = np.sqrt(np.mean(np.var(X, axis=0, ddof=1)))
+            factor = n ** (-1.0 / (d + 4))
+            if self.bandwidth == "silverman":
+                factor = (n * (d + 2) / 4.0) ** (-1.0 / (d + 4))
+            self.bandwidth_ = float(sigma * factor)
+            if not self.bandwidth_ > 0:
+                raise ValueError("a bandwidth rule needs data that are not all equal")
+        else:
+            self.bandwidth_ = float(check_positive(self.bandwidth, "bandwidth"))
+        self.kernel_ = kernel
+        self.X_train_ = X
+        return self
+
+    def score_samples(self, X):
+        """Log density :math:`\ln\hat p(\mathbf x)` at each row of X.
+
+        Parameters
+        ----------
+        X : array_like of shape (M, d)
+
+        Returns
+        -------
+        ndarray of shape (M,)
+            ``-inf`` where a compact kernel leaves no data within reach.
+        """
+        check_is_fitted(self, "X_train_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        h = self.bandwidth_
+        n, d = self.X_train_.shape
+        U = (X[:, None, :] - self.X_train_[None, :, :]) / h  # (M, N, d)
+        if self.kernel == "gaussian":  # in log space, so that far points do not underflow
+            log_terms = -0.5 * np.sum(U**2, axis=2) - 0.5 * d * np.log(2 * np.pi)
+            return logsumexp(log_terms, axis=1) - np.log(n) - d * np.log(h)
+        terms = np.prod(self.kernel_(U), axis=2)
+        with np.errstate(divide="ignore"):
+            return np.log(terms.mean(axis=1)) - d * np.log(h)
+
+    def score(self, X, y=None):
+        """Total log density of X (larger is better)."""
+        return float(np.sum(self.score_samples(X)))
+
+    def sample(self, n_samples=1, random_state=None):
+        """Draws from the estimate: a random data point plus h times kernel noise per axis.
+
+        Parameters
+        ----------
+        n_samples : int
+        random_state : int, Generator, RandomState or None
+
+        Returns
+        -------
+        ndarray of shape (n_samples, d)
+        """
+        check_is_fitted(self, "X_train_")
+        rng = as_generator(random_state)
+        n, d = self.X_train_.shape
+        centres = self.X_train_[rng.integers(0, n, n_samples)]
+        noise = self.kernel_.sample(n_samples * d, rng).reshape(n_samples, d)
+        return centres + self.bandwidth_ * noise
+
+
+class LOWESS(RegressorMixin, BaseEstimator):
+    r"""Locally weighted linear regression with tri-cube weights (MLAPP 14.7.5; Cleveland 1979).
+
+    At a query point :math:`x` the weights are :math:`w_n = \kappa_{tc}(|x - x_n|/d_k(x))`,
+    with :math:`d_k(x)` the distance to the k-th nearest training input, k = ceil(frac N); a
+    straight line is fitted by weighted least squares and evaluated at :math:`x`. The
+    prediction is linear in the targets, :math:`\hat y(x) = \sum_n l_n(x) y_n`, and
+    :math:`l(x)`, the equivalent kernel, is :math:`\mathbf e_1^T(\mathbf B^T\mathbf W
+    \mathbf B)^{-1}\mathbf B^T\mathbf W` with rows :math:`(1, x_n - x)` in B. With
+    ``robust_iterations`` > 0 each pass refits with the weights also multiplied by the bisquare
+    of the residuals over six times their median absolute value (Cleveland's robustness
+    step). One input only. MLAPP (14.94)–(14.96).
+
+    Parameters
+    ----------
+    frac : float
+        Fraction of the training points in each local fit, in (0, 1].
+    robust_iterations : int
+        Number of robustness passes (0: plain locally weighted regression).
+
+    Attributes
+    ----------
+    X_train_ : ndarray of shape (N, 1)
+    y_train_ : ndarray of shape (N,)
+    robustness_weights_ : ndarray of shape (N,)
+        Ones without robustness passes.
+    """
+
+    def __init__(self, frac=2 / 3, robust_iterations=0):
+        self.frac = frac
+        self.robust_iterations = robust_iterations
+
+    def fit(self, X, y):
+        """Store the data and run the robustness passes.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, 1)
+        y : array_like of shape (N,)
+
+        Returns
+        -------
+        self
+        """
+        if not (isinstance(self.frac, (int, float)) and 0 < self.frac <= 1):
+            raise ValueError(f"frac must be in (0, 1]; got {self.frac!r}")
+        if not (
+            isinstance(self.robust_iterations, (int, np.integer)) and self.robust_iterations >= 0
+        ):
+            raise ValueError(
+                f"robust_iterations must be a non-negative integer; got {self.robust_iterations!r}"
+            )
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        if X.shape[1] != 1:
+            raise ValueError(f"LOWESS takes one input feature; got {X.shape[1]}")
+        self.X_train_, self.y_train_ = X, y
+        self.robustness_weights_ = np.ones(y.size)
+        for _ in range(self.robust_iterations):
+            residual = y - self.equivalent_kernel(X[:, 0]) @ y
+            scale = 6.0 * np.median(np.abs(residual))
+            if scale == 0:
+                break
+            self.robustness_weights_ = np.clip(1 - (residual / scale) ** 2, 0, None) ** 2
+        return self
+
+    def equivalent_kernel(self, x):
+        """Weights :math:`l_n(x)` with :math:`\hat y(x) = \sum_n l_n(x)y_n`, one row per x.
+
+        Parameters
+        ----------
+        x : array_like of shape (M,)
+
+        Returns
+        -------
+        ndarray of shape (M, N)
+        """
+        check_is_fitted(self, "X_train_")
+        x = check_array(np.atleast_1d(x), ensure_2d=False, dtype=np.float64).ravel()
+        inputs = self.X_train_[:, 0]
+        n = inputs.size
+        k = max(int(np.ceil(self.frac * n)), 2)
+        offsets = inputs[None, :] - x[:, None]  # (M, N)
+        reach = np.sort(np.abs(offsets), axis=1)[:, k - 1]
+        reach = np.where(reach > 0, reach, 1.0)
+        weights = SMOOTHING_KERNELS["tricube"](offsets / reach[:, None]) * self.robustness_weights_
+        # weighted least squares for (intercept, slope) in the centred basis (1, x_n - x)
+        s0 = weights.sum(axis=1)
+        s1 = np.einsum("mn,mn->m", weights, offsets)
+        s2 = np.einsum("mn,mn->m", weights, offsets**2)
+        det = s0 * s2 - s1**2
+        if np.any(det <= 1e-12 * s0 * np.maximum(s2, 1e-300)):
+            raise ValueError(
+                "a local fit has fewer than two distinct inputs with weight: raise frac"
+            )
+        return weights * (s2[:, None] - s1[:, None] * offsets) / det[:, None]
+
+    def predict(self, X):
+        """The local line at each query input.
+
+        Parameters
+        ----------
+        X : array_like of shape (M, 1)
+
+        Returns
+        -------
+        ndarray of shape (M,)
+        """
+        check_is_fitted(self, "X_train_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return self.equivalent_kernel(X[:, 0]) @ self.y_train_
