@@ -25,7 +25,13 @@ from . import _linalg
 from ._validation import as_generator, check_positive
 from .kernels import RBF, Linear
 
-__all__ = ["KernelRidge", "KernelPCA", "KernelKNeighborsClassifier", "KernelKMedoids"]
+__all__ = [
+    "KernelRidge",
+    "KernelPCA",
+    "KernelKNeighborsClassifier",
+    "KernelKMedoids",
+    "feature_space_distances",
+]
 
 
 def _kernel_or_default(kernel):
