@@ -8,7 +8,10 @@ Modules (one algorithm each):
   kernel;
 * :mod:`kmlib.gp` — Gaussian-process regression, its evidence and type-II maximum likelihood;
 * :mod:`kmlib.laplace` — Gaussian-process classification with the Laplace approximation;
-* :mod:`kmlib.smoothing` — Nadaraya–Watson kernel regression;
+* :mod:`kmlib.kernel_trick` — kernel ridge regression (dual and primal), kernel PCA, and nearest
+  neighbours and K-medoids with feature-space distances;
+* :mod:`kmlib.smoothing` — smoothing kernels, kernel density estimation, Nadaraya–Watson kernel
+  regression and LOWESS;
 * :mod:`kmlib.smo` — the SMO solver (second-order working sets) for the SVM dual family;
 * :mod:`kmlib.svm` — support vector classifiers, regressors and the one-class SVM on that solver;
 * :mod:`kmlib.rvm` — relevance vector regression and classification (re-estimation and the fast
@@ -25,6 +28,7 @@ from . import (
     btsvc,
     datasets,
     gp,
+    kernel_trick,
     kernels,
     laplace,
     losses,
@@ -40,6 +44,7 @@ __all__ = [
     "btsvc",
     "datasets",
     "gp",
+    "kernel_trick",
     "kernels",
     "laplace",
     "losses",

@@ -15,9 +15,12 @@ any kernel :math:`k(\mathbf x, \mathbf x') = \phi(\mathbf x)^T\phi(\mathbf x')`:
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import linalg
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -323,7 +326,9 @@ class KernelKMedoids(BaseEstimator):
     Alternates assigning every point to its nearest medoid and moving each cluster's medoid to
     the member with the smallest summed distance to the other members, distances being the
     squared feature-space distances. Both steps lower (or keep) the total distance of the
-    points to their medoids; the iteration stops when the assignment no longer changes.
+    points to their medoids; the iteration stops when the assignment no longer changes, and
+    warns with ``ConvergenceWarning`` if ``max_iter`` passes come first. A single start: the
+    result depends on ``random_state``, so compare ``inertia_`` over a few seeds.
 
     Parameters
     ----------
@@ -374,22 +379,38 @@ class KernelKMedoids(BaseEstimator):
         self.kernel_ = _kernel_or_default(self.kernel)
         D = feature_space_distances(self.kernel_, X, X)
         medoids = as_generator(self.random_state).choice(n, self.n_clusters, replace=False)
-        labels = np.argmin(D[:, medoids], axis=1)
+        labels = self._assign(D, medoids)
+        converged = False
         for self.n_iter_ in range(1, self.max_iter + 1):
-            for cluster in range(self.n_clusters):  # Algorithm 14.1: the best member
+            for cluster in range(self.n_clusters):  # MLAPP (14.31): the best member
                 members = np.flatnonzero(labels == cluster)
-                if members.size:
-                    cost = D[np.ix_(members, members)].sum(axis=1)
-                    medoids[cluster] = members[np.argmin(cost)]
-            new_labels = np.argmin(D[:, medoids], axis=1)
+                cost = D[np.ix_(members, members)].sum(axis=1)
+                medoids[cluster] = members[np.argmin(cost)]
+            new_labels = self._assign(D, medoids)
             if np.array_equal(new_labels, labels):
+                converged = True
                 break
             labels = new_labels
+        if not converged:
+            warnings.warn(
+                f"KernelKMedoids stopped at max_iter = {self.max_iter} before the assignment "
+                "settled; the medoids returned are the last ones (raise max_iter)",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         self.medoid_indices_ = medoids
         self.labels_ = labels
         self.inertia_ = float(D[np.arange(n), medoids[labels]].sum())
         self.X_train_ = X
         return self
+
+    @staticmethod
+    def _assign(D, medoids):
+        """Nearest medoid of every point; a medoid always keeps itself, even when a duplicate
+        point is another medoid, so that no cluster is empty and medoids are members."""
+        labels = np.argmin(D[:, medoids], axis=1)  # Algorithm 14.1, assignment step
+        labels[medoids] = np.arange(medoids.size)
+        return labels
 
     def predict(self, X):
         """Index of the nearest medoid for each point.

@@ -25,10 +25,9 @@ import numpy as np
 from scipy.spatial.distance import cdist
 from scipy.special import logsumexp, softmax
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import as_generator, check_positive
+from ._validation import as_generator, check_positive, check_real
 
 __all__ = ["NadarayaWatson", "SMOOTHING_KERNELS", "SmoothingKernel", "KernelDensity", "LOWESS"]
 
@@ -179,7 +178,7 @@ class SmoothingKernel:
         return f"SmoothingKernel({self.name!r})"
 
     def sample(self, size, rng):
-        """Draws from :math:`\kappa`: normal for the Gaussian, else rejection from a uniform."""
+        r"""Draws from :math:`\kappa`: normal for the Gaussian, else rejection from a uniform."""
         if np.isinf(self.support):
             return rng.standard_normal(size)
         draws = np.empty(0)
@@ -290,7 +289,7 @@ class KernelDensity(BaseEstimator):
         return self
 
     def score_samples(self, X):
-        """Log density :math:`\ln\hat p(\mathbf x)` at each row of X.
+        r"""Log density :math:`\ln\hat p(\mathbf x)` at each row of X.
 
         Parameters
         ----------
@@ -332,7 +331,7 @@ class KernelDensity(BaseEstimator):
         check_is_fitted(self, "X_train_")
         rng = as_generator(random_state)
         n, d = self.X_train_.shape
-        centres = self.X_train_[rng.integers(0, n, n_samples)]
+        centres = self.X_train_[rng.choice(n, n_samples)]  # also for a legacy RandomState
         noise = self.kernel_.sample(n_samples * d, rng).reshape(n_samples, d)
         return centres + self.bandwidth_ * noise
 
@@ -340,105 +339,142 @@ class KernelDensity(BaseEstimator):
 class LOWESS(RegressorMixin, BaseEstimator):
     r"""Locally weighted linear regression with tri-cube weights (MLAPP 14.7.5; Cleveland 1979).
 
-    At a query point :math:`x` the weights are :math:`w_n = \kappa_{tc}(|x - x_n|/d_k(x))`,
-    with :math:`d_k(x)` the distance to the k-th nearest training input, k = ceil(frac N); a
-    straight line is fitted by weighted least squares and evaluated at :math:`x`. The
-    prediction is linear in the targets, :math:`\hat y(x) = \sum_n l_n(x) y_n`, and
-    :math:`l(x)`, the equivalent kernel, is :math:`\mathbf e_1^T(\mathbf B^T\mathbf W
-    \mathbf B)^{-1}\mathbf B^T\mathbf W` with rows :math:`(1, x_n - x)` in B. With
-    ``robust_iterations`` > 0 each pass refits with the weights also multiplied by the bisquare
-    of the residuals over six times their median absolute value (Cleveland's robustness
-    step). One input only. MLAPP (14.94)–(14.96).
+    At a query point :math:`\mathbf x` the training point n gets the weight :math:`w_n =
+    \kappa_{tc}(\lVert\mathbf x - \mathbf x_n\rVert / d_k(\mathbf x))`, where
+    :math:`d_k(\mathbf x)` is the distance to the k-th nearest training input and
+    k = max(ceil(frac N), D + 2) (at most N): the k-th nearest point and those farther away get
+    weight zero. A linear function of the inputs is fitted by weighted least squares and
+    evaluated at :math:`\mathbf x`, MLAPP (14.94)–(14.96): a straight line for one input,
+    Cleveland and Devlin's (1988) local linear LOESS for several. The prediction is linear in
+    the targets, :math:`\hat y(\mathbf x) = \sum_n l_n(\mathbf x)\,y_n`. Written with the
+    weighted mean
+    :math:`\bar{\mathbf x}_w = \sum_n w_n\mathbf x_n/\sum_n w_n` and the weighted scatter
+    :math:`\mathbf S_w = \sum_n w_n(\mathbf x_n - \bar{\mathbf x}_w)(\mathbf x_n -
+    \bar{\mathbf x}_w)^T/\sum_n w_n`, the row :math:`\boldsymbol\phi(\mathbf x)^T
+    (\boldsymbol\Phi^T\mathbf D\boldsymbol\Phi)^{-1}\boldsymbol\Phi^T\mathbf D` of (14.96) is
+
+    .. math:: l_n(\mathbf x) = \frac{w_n}{\sum_m w_m}\Big(1 + (\mathbf x - \bar{\mathbf x}_w)^T
+              \mathbf S_w^{-1}(\mathbf x_n - \bar{\mathbf x}_w)\Big),
+
+    the equivalent kernel: it sums to one and reproduces every linear function exactly. Where
+    the weighted inputs do not pin down a plane (:math:`\mathbf S_w` singular, for instance when
+    all of them coincide) the pseudo-inverse takes the slope along the missing directions as
+    zero, so the fit falls back to the weighted mean there. If the k nearest points are all
+    equally far away (so that the tri-cube gives every one of them zero weight), they get equal
+    weights instead.
+
+    Passes after the first are Cleveland's robustness steps: each refits with the weights
+    multiplied by :math:`B(r_n/6m)`, where :math:`r_n` are the residuals of the previous pass at
+    the training points, :math:`m` is their median absolute value and :math:`B(u) =
+    (1 - u^2)_+^2` is the bisquare.
+
+    Distances are Euclidean, so put several inputs on comparable scales first (standardise them).
 
     Parameters
     ----------
     frac : float
         Fraction of the training points in each local fit, in (0, 1].
-    robust_iterations : int
-        Number of robustness passes (0: plain locally weighted regression).
+    iterations : int
+        Number of fitting passes, at least 1. ``iterations=1`` is plain locally weighted
+        regression; each further pass is a robustness step. (R's ``lowess(iter=)`` and
+        statsmodels' ``it`` count the robustness steps only, i.e. ``iterations - 1``;
+        Cleveland (1979) suggests two of them, ``iterations=3``.)
 
     Attributes
     ----------
-    X_train_ : ndarray of shape (N, 1)
+    X_train_ : ndarray of shape (N, D)
     y_train_ : ndarray of shape (N,)
     robustness_weights_ : ndarray of shape (N,)
-        Ones without robustness passes.
+        The bisquare weights of the last pass; ones when ``iterations=1``.
     """
 
-    def __init__(self, frac=2 / 3, robust_iterations=0):
+    def __init__(self, frac=2 / 3, iterations=1):
         self.frac = frac
-        self.robust_iterations = robust_iterations
+        self.iterations = iterations
 
     def fit(self, X, y):
         """Store the data and run the robustness passes.
 
         Parameters
         ----------
-        X : array_like of shape (N, 1)
+        X : array_like of shape (N, D)
         y : array_like of shape (N,)
 
         Returns
         -------
         self
         """
-        if not (isinstance(self.frac, (int, float)) and 0 < self.frac <= 1):
-            raise ValueError(f"frac must be in (0, 1]; got {self.frac!r}")
+        check_real(self.frac, "frac", low=0.0, high=1.0)
         if not (
-            isinstance(self.robust_iterations, (int, np.integer)) and self.robust_iterations >= 0
+            isinstance(self.iterations, (int, np.integer))
+            and not isinstance(self.iterations, bool)
+            and self.iterations >= 1
         ):
-            raise ValueError(
-                f"robust_iterations must be a non-negative integer; got {self.robust_iterations!r}"
-            )
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
-        if X.shape[1] != 1:
-            raise ValueError(f"LOWESS takes one input feature; got {X.shape[1]}")
+            raise ValueError(f"iterations must be a positive integer; got {self.iterations!r}")
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=2)
         self.X_train_, self.y_train_ = X, y
         self.robustness_weights_ = np.ones(y.size)
-        for _ in range(self.robust_iterations):
-            residual = y - self.equivalent_kernel(X[:, 0]) @ y
+        for _ in range(self.iterations - 1):
+            residual = y - self.equivalent_kernel(X) @ y
             scale = 6.0 * np.median(np.abs(residual))
-            if scale == 0:
+            if scale == 0:  # the previous pass fits (at least half of) the data exactly
                 break
             self.robustness_weights_ = np.clip(1 - (residual / scale) ** 2, 0, None) ** 2
         return self
 
-    def equivalent_kernel(self, x):
-        """Weights :math:`l_n(x)` with :math:`\hat y(x) = \sum_n l_n(x)y_n`, one row per x.
+    def equivalent_kernel(self, X):
+        r"""Weights :math:`l_n(\mathbf x)` with :math:`\hat y(\mathbf x) = \sum_n l_n(\mathbf x)
+        y_n`: one row of the smoother matrix per query point.
 
         Parameters
         ----------
-        x : array_like of shape (M,)
+        X : array_like of shape (M, D)
+            Query points; with one input feature also a scalar or an array of shape (M,).
 
         Returns
         -------
         ndarray of shape (M, N)
         """
         check_is_fitted(self, "X_train_")
-        x = check_array(np.atleast_1d(x), ensure_2d=False, dtype=np.float64).ravel()
-        inputs = self.X_train_[:, 0]
-        n = inputs.size
-        k = max(int(np.ceil(self.frac * n)), 2)
-        offsets = inputs[None, :] - x[:, None]  # (M, N)
-        reach = np.sort(np.abs(offsets), axis=1)[:, k - 1]
-        reach = np.where(reach > 0, reach, 1.0)
-        weights = SMOOTHING_KERNELS["tricube"](offsets / reach[:, None]) * self.robustness_weights_
-        # weighted least squares for (intercept, slope) in the centred basis (1, x_n - x)
-        s0 = weights.sum(axis=1)
-        s1 = np.einsum("mn,mn->m", weights, offsets)
-        s2 = np.einsum("mn,mn->m", weights, offsets**2)
-        det = s0 * s2 - s1**2
-        if np.any(det <= 1e-12 * s0 * np.maximum(s2, 1e-300)):
+        X = np.asarray(X, dtype=np.float64)
+        if self.n_features_in_ == 1 and X.ndim <= 1:
+            X = X.reshape(-1, 1)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        n, d = self.X_train_.shape
+        k = min(max(int(np.ceil(self.frac * n)), d + 2), n)
+        distance = cdist(X, self.X_train_)  # (M, N)
+        reach = np.partition(distance, k - 1, axis=1)[:, k - 1 : k]  # d_k(x), (M, 1)
+        weights = SMOOTHING_KERNELS["tricube"](distance / np.where(reach > 0, reach, 1.0))
+        weights[reach[:, 0] == 0] = 0.0
+        ties = ~(weights.sum(axis=1) > 0)  # the k nearest all at distance d_k(x)
+        weights[ties] = (distance[ties] <= reach[ties]).astype(np.float64)
+        weights *= self.robustness_weights_
+        total = weights.sum(axis=1, keepdims=True)
+        if np.any(total <= 0):
             raise ValueError(
-                "a local fit has fewer than two distinct inputs with weight: raise frac"
+                "a local fit has no training point with positive weight (the robustness "
+                "weights removed them all): raise frac or lower iterations"
             )
-        return weights * (s2[:, None] - s1[:, None] * offsets) / det[:, None]
+        p = weights / total  # normalised weights, (M, N)
+        mean = p @ self.X_train_  # weighted mean input, (M, D)
+        centred = self.X_train_[None, :, :] - mean[:, None, :]  # (M, N, D)
+        scatter = np.einsum("mn,mnd,mne->mde", p, centred, centred)  # S_w, (M, D, D)
+        # pseudo-inverse of S_w after scaling it to unit diagonal, so that inputs on different
+        # scales are treated alike and a singular S_w gives the weighted mean along its null space
+        scale = np.sqrt(np.einsum("mdd->md", scatter))
+        scale = np.where(scale > 0, scale, 1.0)
+        unit = scatter / (scale[:, :, None] * scale[:, None, :])
+        inverse = np.linalg.pinv(unit, rcond=1e-10, hermitian=True)
+        inverse /= scale[:, :, None] * scale[:, None, :]
+        lever = np.einsum("mde,me->md", inverse, X - mean)  # S_w^+ (x - x_bar), (M, D)
+        return p * (1.0 + np.einsum("mnd,md->mn", centred, lever))  # MLAPP (14.96)
 
     def predict(self, X):
-        """The local line at each query input.
+        """The local linear fit evaluated at each query input.
 
         Parameters
         ----------
-        X : array_like of shape (M, 1)
+        X : array_like of shape (M, D)
 
         Returns
         -------
@@ -446,4 +482,4 @@ class LOWESS(RegressorMixin, BaseEstimator):
         """
         check_is_fitted(self, "X_train_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self.equivalent_kernel(X[:, 0]) @ self.y_train_
+        return self.equivalent_kernel(X) @ self.y_train_

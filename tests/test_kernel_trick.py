@@ -1,8 +1,11 @@
 """kmlib.kernel_trick against scikit-learn and against the definitions."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.decomposition import KernelPCA as SkKernelPCA
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -176,3 +179,53 @@ def test_bad_arguments_raise_clear_errors():
 )
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
+
+
+def test_k_medoids_cost_never_increases_from_one_pass_to_the_next():
+    """Stopping after t passes for t = 1, 2, ... traces the objective of one run (same seed)."""
+    rng = np.random.default_rng(8)
+    X = np.vstack([rng.normal(loc, 0.8, size=(25, 2)) for loc in ([0, 0], [2, 1], [0, 2.5])])
+    kernel = RBF(lengthscale=1.5)
+    D = feature_space_distances(kernel, X, X)
+    start = np.random.default_rng(3).choice(75, 5, replace=False)
+    costs = [D[:, start].min(axis=1).sum()]
+    final = KernelKMedoids(kernel=kernel, n_clusters=5, random_state=3).fit(X)
+    assert final.n_iter_ >= 3  # the run is long enough to test something
+    for passes in range(1, final.n_iter_ + 1):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model = KernelKMedoids(kernel=kernel, n_clusters=5, max_iter=passes, random_state=3)
+            costs.append(model.fit(X).inertia_)
+        for cluster, medoid in enumerate(model.medoid_indices_):
+            assert model.labels_[medoid] == cluster  # medoids are members of their cluster
+    assert np.all(np.diff(costs) <= 1e-12)
+    assert costs[-1] == pytest.approx(final.inertia_)
+
+
+def test_k_medoids_warns_when_it_stops_at_max_iter():
+    rng = np.random.default_rng(8)
+    X = np.vstack([rng.normal(loc, 0.8, size=(25, 2)) for loc in ([0, 0], [2, 1], [0, 2.5])])
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        KernelKMedoids(kernel=RBF(lengthscale=1.5), n_clusters=5, max_iter=1, random_state=3).fit(X)
+
+
+def test_k_medoids_with_duplicate_points_keeps_every_cluster():
+    X = np.array([[0.0, 0.0]] * 4 + [[3.0, 0.0]] * 4)
+    for seed in range(5):
+        model = KernelKMedoids(kernel=Linear(), n_clusters=3, random_state=seed).fit(X)
+        assert sorted(set(model.labels_)) == [0, 1, 2]  # no empty cluster
+        np.testing.assert_array_equal(model.labels_[model.medoid_indices_], [0, 1, 2])
+        assert model.inertia_ == pytest.approx(0.0)
+
+
+def test_kernel_pca_components_beyond_the_rank_are_zero():
+    """A linear kernel on 2-D data: the centred Gram matrix has rank 2, so components 3 and 4
+    have eigenvalue 0, no direction, and project every point to 0."""
+    X, _ = data(20, d=2)
+    X_new, _ = data(5, d=2, seed=9)
+    model = KernelPCA(kernel=Linear(), n_components=4).fit(X)
+    assert np.all(model.eigenvalues_[:2] > 0)
+    np.testing.assert_array_equal(model.eigenvalues_[2:], 0.0)
+    np.testing.assert_array_equal(model.eigenvectors_[:, 2:], 0.0)
+    np.testing.assert_array_equal(model.transform(X_new)[:, 2:], 0.0)
+    assert np.all(np.abs(model.transform(X_new)[:, :2]).max(axis=0) > 0)

@@ -133,7 +133,7 @@ def test_lowess_with_every_point_in_reach_is_one_weighted_least_squares_line():
     rng = np.random.default_rng(5)
     x = np.sort(rng.uniform(0, 1, 25))
     y = np.sin(3 * x) + 0.1 * rng.normal(size=25)
-    model = LOWESS(frac=1.0).fit(x[:, None], y)
+    model = LOWESS(frac=1.0, iterations=1).fit(x[:, None], y)
     query = 0.4
     reach = np.max(np.abs(x - query))  # the 25th nearest point: all of them
     weights = np.clip(1 - np.abs((x - query) / reach) ** 3, 0, None) ** 3
@@ -158,7 +158,7 @@ def test_lowess_robustness_passes_resist_an_outlier():
     y = 2 * x + 0.05 * np.random.default_rng(7).normal(size=30)
     y[15] += 10.0
     plain = LOWESS(frac=0.5).fit(x[:, None], y).predict(x[:, None])
-    robust = LOWESS(frac=0.5, robust_iterations=3).fit(x[:, None], y).predict(x[:, None])
+    robust = LOWESS(frac=0.5, iterations=4).fit(x[:, None], y).predict(x[:, None])
     clean = np.arange(30) != 15
     assert np.max(np.abs(robust - 2 * x)[clean]) < 0.1 * np.max(np.abs(plain - 2 * x)[clean])
 
@@ -170,10 +170,99 @@ def test_smoothing_bad_input():
         KernelDensity(bandwidth="wide").fit(np.zeros((3, 1)))
     with pytest.raises(ValueError, match="frac"):
         LOWESS(frac=1.5).fit(np.zeros((3, 1)), np.zeros(3))
-    with pytest.raises(ValueError, match="one input"):
-        LOWESS().fit(np.zeros((3, 2)), np.zeros(3))
+    with pytest.raises(ValueError, match="iterations"):
+        LOWESS(iterations=0).fit(np.zeros((3, 1)), np.zeros(3))
 
 
-@parametrize_with_checks([KernelDensity()])
+@parametrize_with_checks([KernelDensity(), LOWESS()])
 def test_kernel_density_estimator_checks(estimator, check):
     check(estimator)
+
+
+def whitened(n, d, seed, scale, shift):
+    """n points in d dimensions whose sample covariance (ddof = 1) is exactly scale**2 I."""
+    Z = np.random.default_rng(seed).normal(size=(n, d))
+    Z -= Z.mean(axis=0)
+    L = np.linalg.cholesky(np.cov(Z, rowvar=False))
+    return scale * np.linalg.solve(L, Z.T).T + shift
+
+
+@pytest.mark.parametrize("bandwidth", [0.6, "scott", "silverman"])
+def test_kde_matches_scipy_gaussian_kde_in_two_dimensions(bandwidth):
+    """gaussian_kde's kernel covariance is factor**2 times the data covariance: with data whose
+    covariance is s**2 I, the factor h / s gives the isotropic h**2 I of our estimate, and the
+    rules' factors times s are our rules' bandwidths."""
+    s = 1.7
+    X = whitened(60, 2, seed=8, scale=s, shift=np.array([3.0, -1.0]))
+    ours = KernelDensity(bandwidth=bandwidth).fit(X)
+    factor = bandwidth / s if isinstance(bandwidth, float) else bandwidth
+    theirs = stats.gaussian_kde(X.T, bw_method=factor)
+    np.testing.assert_allclose(
+        theirs.covariance, ours.bandwidth_**2 * np.eye(2), rtol=1e-10, atol=1e-15
+    )
+    if bandwidth == "scott":
+        assert ours.bandwidth_ == pytest.approx(s * 60 ** (-1 / 6), rel=1e-12)
+    if bandwidth == "silverman":
+        assert ours.bandwidth_ == pytest.approx(s * (60 * 4 / 4) ** (-1 / 6), rel=1e-12)
+    Q = np.random.default_rng(9).normal([3.0, -1.0], 2.0, size=(25, 2))
+    np.testing.assert_allclose(np.exp(ours.score_samples(Q)), theirs(Q.T), rtol=1e-10)
+
+
+def test_kde_sample_takes_a_legacy_random_state():
+    model = KernelDensity(bandwidth=0.5).fit(np.zeros((4, 2)))
+    draws = model.sample(5, random_state=np.random.RandomState(0))
+    assert draws.shape == (5, 2)
+    np.testing.assert_array_equal(draws, model.sample(5, random_state=np.random.RandomState(0)))
+
+
+def test_lowess_in_two_dimensions_is_a_weighted_least_squares_plane():
+    rng = np.random.default_rng(10)
+    X = rng.uniform(-1, 1, size=(30, 2))
+    y = np.cos(2 * X[:, 0]) * X[:, 1] + 0.05 * rng.normal(size=30)
+    query = np.array([0.2, -0.3])
+    model = LOWESS(frac=0.5).fit(X, y)
+    distance = np.sqrt(((X - query) ** 2).sum(axis=1))
+    reach = np.sort(distance)[14]  # the k = 15th nearest
+    w = np.clip(1 - (distance / reach) ** 3, 0, None) ** 3
+    B = np.column_stack([np.ones(30), X])  # phi(x) = (1, x) of MLAPP (14.94)
+    beta = np.linalg.lstsq(B * np.sqrt(w)[:, None], y * np.sqrt(w), rcond=None)[0]  # (14.95)
+    assert model.predict(query[None, :])[0] == pytest.approx(beta @ [1.0, *query], rel=1e-10)
+    # the equivalent kernel sums to one and reproduces any plane
+    L = model.equivalent_kernel(rng.uniform(-1, 1, size=(6, 2)))
+    np.testing.assert_allclose(L.sum(axis=1), 1.0, atol=1e-12)
+    queries = rng.uniform(-1, 1, size=(6, 2))
+    plane = lambda Z: 0.5 - 2.0 * Z[:, 0] + 3.0 * Z[:, 1]  # noqa: E731
+    np.testing.assert_allclose(
+        model.equivalent_kernel(queries) @ plane(X), plane(queries), atol=1e-10
+    )
+
+
+def test_lowess_on_inputs_along_a_line_reduces_to_the_one_dimensional_fit():
+    """A singular weighted scatter: the pseudo-inverse fits no slope across the line."""
+    rng = np.random.default_rng(11)
+    t = rng.uniform(0, 1, 20)
+    y = np.sin(4 * t)
+    along = np.column_stack([t, 2 * t])  # distances are sqrt(5) times those along t
+    query = np.array([0.15, 0.5, 0.8])
+    flat = LOWESS(frac=0.4).fit(t[:, None], y).predict(query[:, None])
+    lifted = LOWESS(frac=0.4).fit(along, y).predict(np.column_stack([query, 2 * query]))
+    np.testing.assert_allclose(lifted, flat, rtol=1e-10)
+
+
+def test_lowess_where_the_nearest_points_coincide_uses_their_mean():
+    X = np.array([[0.0], [0.0], [0.0], [5.0], [6.0]])
+    y = np.array([1.0, 2.0, 6.0, 0.0, 0.0])
+    model = LOWESS(frac=0.6).fit(X, y)  # k = 3: the three copies of 0, all at distance 0
+    assert model.predict([[0.0]])[0] == pytest.approx(3.0)
+    assert np.all(np.isfinite(model.predict([[2.0], [5.5]])))
+
+
+def test_lowess_robustness_weights():
+    x = np.linspace(0, 1, 30)
+    y = 2 * x + 0.05 * np.random.default_rng(12).normal(size=30)
+    y[7] -= 5.0
+    plain = LOWESS(frac=0.5, iterations=1).fit(x[:, None], y)
+    np.testing.assert_array_equal(plain.robustness_weights_, 1.0)
+    robust = LOWESS(frac=0.5, iterations=3).fit(x[:, None], y)
+    assert robust.robustness_weights_[7] == 0.0  # the outlier is switched off
+    assert np.all((robust.robustness_weights_ >= 0) & (robust.robustness_weights_ <= 1))
