@@ -10,6 +10,8 @@ Modules (one algorithm each):
 * :mod:`kmlib.laplace` — Gaussian-process classification with the Laplace approximation;
 * :mod:`kmlib.kernel_trick` — kernel ridge regression (dual and primal), kernel PCA, and nearest
   neighbours and K-medoids with feature-space distances;
+* :mod:`kmlib.kernel_machines` — L1VM and L2VM: regression and logistic/softmax classification
+  on kernel features with L1 or L2 penalties (MLAPP 14.3);
 * :mod:`kmlib.smoothing` — smoothing kernels, kernel density estimation, Nadaraya–Watson kernel
   regression and LOWESS;
 * :mod:`kmlib.smo` — the SMO solver (second-order working sets) for the SVM dual family;
@@ -20,7 +22,8 @@ Modules (one algorithm each):
   trigonometric loss);
 * :mod:`kmlib.bsvr` — Bayesian support vector regression with the SILF;
 * :mod:`kmlib.btsvc` — the Bayesian trigonometric support vector classifier;
-* :mod:`kmlib.datasets` — seeded synthetic data sets of the book.
+* :mod:`kmlib.datasets` — seeded synthetic data sets of the book and the small real data sets
+  shipped in ``kmlib/data``.
 """
 
 from . import (
@@ -28,6 +31,7 @@ from . import (
     btsvc,
     datasets,
     gp,
+    kernel_machines,
     kernel_trick,
     kernels,
     laplace,
@@ -44,6 +48,7 @@ __all__ = [
     "btsvc",
     "datasets",
     "gp",
+    "kernel_machines",
     "kernel_trick",
     "kernels",
     "laplace",

@@ -19,7 +19,13 @@ import warnings
 
 import numpy as np
 from scipy import linalg
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    ClusterMixin,
+    RegressorMixin,
+    TransformerMixin,
+)
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -320,7 +326,7 @@ class KernelKNeighborsClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[winner]
 
 
-class KernelKMedoids(BaseEstimator):
+class KernelKMedoids(ClusterMixin, BaseEstimator):
     """K-medoids clustering with feature-space distances (MLAPP 14.4.2, Algorithm 14.1).
 
     Alternates assigning every point to its nearest medoid and moving each cluster's medoid to
@@ -347,6 +353,8 @@ class KernelKMedoids(BaseEstimator):
     inertia_ : float
         Sum of the squared feature-space distances of the points to their medoids.
     n_iter_ : int
+    X_train_ : ndarray of shape (N, D)
+        The training inputs, whose rows ``medoid_indices_`` are the medoids.
     """
 
     def __init__(self, kernel=None, n_clusters=2, max_iter=300, random_state=None):

@@ -14,22 +14,34 @@ whose mean is the kernel regression (6.45) and whose variance is
 :math:`s^2 + \sum_n k_n t_n^2 - (\sum_n k_n t_n)^2` (Exercise 6.18).
 
 MLAPP 14.7 adds the smoothing kernels (Gaussian, Epanechnikov, tri-cube, boxcar) and their
-moments, kernel density estimation with Scott's and Silverman's bandwidths, and LOWESS, the
-locally weighted linear regression whose prediction is a weighted sum of the targets (its
-equivalent kernel).
+moments, kernel density estimation with Scott's and Silverman's bandwidths, the robust
+rule-of-thumb bandwidth (14.89)–(14.91), the K-nearest-neighbour (balloon) density estimate
+whose Bayes classifier is K-nearest-neighbour voting (14.79)–(14.81), and LOWESS, the locally
+weighted linear regression whose prediction is a weighted sum of the targets (its equivalent
+kernel).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from scipy.spatial.distance import cdist
-from scipy.special import logsumexp, softmax
-from sklearn.base import BaseEstimator, RegressorMixin
+from scipy.special import gammaln, logsumexp, softmax
+from scipy.stats import norm
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._validation import as_generator, check_positive, check_real
 
-__all__ = ["NadarayaWatson", "SMOOTHING_KERNELS", "SmoothingKernel", "KernelDensity", "LOWESS"]
+__all__ = [
+    "NadarayaWatson",
+    "SMOOTHING_KERNELS",
+    "SmoothingKernel",
+    "KernelDensity",
+    "normal_reference_bandwidth",
+    "KNeighborsDensityClassifier",
+    "LOWESS",
+]
 
 
 class NadarayaWatson(RegressorMixin, BaseEstimator):
@@ -336,6 +348,184 @@ class KernelDensity(BaseEstimator):
         return centres + self.bandwidth_ * noise
 
 
+def normal_reference_bandwidth(x, robust=True):
+    r"""The rule-of-thumb bandwidth :math:`h = (4/(3N))^{1/5}\,\hat\sigma` (MLAPP (14.89)).
+
+    For a Gaussian kernel and data drawn from a Gaussian of standard deviation :math:`\sigma`,
+    this :math:`h` minimises the asymptotic mean integrated squared error of the density
+    estimate. The scale is estimated robustly from the median absolute deviation,
+    :math:`\hat\sigma = \mathrm{MAD}/\Phi^{-1}(3/4) \approx 1.4826\,\mathrm{MAD}` with
+    :math:`\mathrm{MAD} = \mathrm{median}_n|x_n - \mathrm{median}(x)|` (MLAPP (14.90)–(14.91)),
+    or by the sample standard deviation (ddof = 1), which gives Silverman's rule of
+    :class:`KernelDensity` in one dimension.
+
+    Parameters
+    ----------
+    x : array_like of shape (N,)
+        One-dimensional sample, N >= 2.
+    robust : bool
+        Use the median absolute deviation (default) instead of the standard deviation.
+
+    Returns
+    -------
+    float
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 1 or x.size < 2:
+        raise ValueError(f"x must be a one-dimensional sample of at least 2 values; got {x.shape}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("x contains NaN or infinite values")
+    if robust:
+        mad = np.median(np.abs(x - np.median(x)))  # MLAPP (14.90)
+        sigma = mad / norm.ppf(0.75)  # MLAPP (14.91): 1.4826 MAD
+    else:
+        sigma = np.std(x, ddof=1)
+    if not sigma > 0:
+        which = "more than half of x are equal" if robust else "all of x are equal"
+        raise ValueError(f"the scale estimate of x is zero ({which}): no bandwidth follows")
+    return float((4.0 / (3.0 * x.size)) ** 0.2 * sigma)  # MLAPP (14.89)
+
+
+class KNeighborsDensityClassifier(ClassifierMixin, BaseEstimator):
+    r"""Bayes classifier from K-nearest-neighbour density estimates (MLAPP 14.7.3; PRML 2.5.2).
+
+    Around a query :math:`\mathbf x` a ball grows until it holds the K nearest training inputs,
+    whatever their classes: its radius :math:`r_K(\mathbf x)` is the distance to the K-th nearest
+    and its volume is :math:`V(\mathbf x) = \pi^{d/2} r_K^d/\Gamma(d/2 + 1)`. If
+    :math:`N_c(\mathbf x)` of the K points are of class c, which has :math:`N_c` points in all,
+    the density estimates
+
+    .. math:: p(\mathbf x\mid y = c) = \frac{N_c(\mathbf x)}{N_c V(\mathbf x)}\quad(14.79),
+              \qquad p(\mathbf x) = \frac{K}{N V(\mathbf x)},
+
+    with the priors :math:`N_c/N` (14.80), give by Bayes' rule the posterior
+    :math:`p(y = c\mid\mathbf x) = N_c(\mathbf x)/K` (14.81): the volume cancels and the
+    classifier is K-nearest-neighbour voting. The densities are balloon estimates, a boxcar
+    kernel whose width follows :math:`r_K(\mathbf x)`; they do not integrate to one (far from
+    the data they decay like :math:`\lVert\mathbf x\rVert^{-d}`).
+
+    Parameters
+    ----------
+    n_neighbors : int
+        K; at most N (larger values use all N training points).
+
+    Notes
+    -----
+    Neighbours are ranked by Euclidean distance, ties in distance by their order in the
+    training set. A tie in the vote goes to the class that comes first in ``classes_``, as in
+    scikit-learn's ``KNeighborsClassifier``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    class_count_ : ndarray of shape (n_classes,)
+        :math:`N_c`.
+    X_train_ : ndarray of shape (N, d)
+    """
+
+    def __init__(self, n_neighbors=5):
+        self.n_neighbors = n_neighbors
+
+    def fit(self, X, y):
+        """Store the training set and count the classes.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d)
+        y : array_like of shape (N,)
+
+        Returns
+        -------
+        self
+        """
+        if not (
+            isinstance(self.n_neighbors, (int, np.integer))
+            and not isinstance(self.n_neighbors, bool)
+            and self.n_neighbors >= 1
+        ):
+            raise ValueError(f"n_neighbors must be a positive integer; got {self.n_neighbors!r}")
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, self._codes = np.unique(y, return_inverse=True)
+        self.class_count_ = np.bincount(self._codes, minlength=self.classes_.size)
+        self.X_train_ = X
+        return self
+
+    def _neighbourhood(self, X):
+        """Class counts N_c(x) of the K nearest, shape (M, C), and log V(x), shape (M,)."""
+        check_is_fitted(self, "X_train_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        n, d = self.X_train_.shape
+        k = min(self.n_neighbors, n)
+        distance = cdist(X, self.X_train_)
+        nearest = np.argsort(distance, axis=1, kind="stable")[:, :k]
+        counts = np.zeros((X.shape[0], self.classes_.size))
+        np.add.at(counts, (np.arange(X.shape[0])[:, None], self._codes[nearest]), 1.0)
+        radius = np.take_along_axis(distance, nearest[:, -1:], axis=1)[:, 0]  # r_K(x)
+        with np.errstate(divide="ignore"):
+            log_volume = 0.5 * d * np.log(np.pi) - gammaln(0.5 * d + 1) + d * np.log(radius)
+        return counts, log_volume
+
+    def log_class_densities(self, X):
+        r""":math:`\ln p(\mathbf x\mid y = c)` of (14.79) for every class.
+
+        Parameters
+        ----------
+        X : array_like of shape (M, d)
+
+        Returns
+        -------
+        ndarray of shape (M, n_classes)
+            ``-inf`` for a class with no member among the K nearest; ``+inf`` for the others
+            where the K nearest coincide with the query (zero volume).
+        """
+        counts, log_volume = self._neighbourhood(X)
+        with np.errstate(divide="ignore"):
+            return np.log(counts) - np.log(self.class_count_) - log_volume[:, None]
+
+    def score_samples(self, X):
+        r""":math:`\ln p(\mathbf x) = \ln K - \ln N - \ln V(\mathbf x)`.
+
+        Parameters
+        ----------
+        X : array_like of shape (M, d)
+
+        Returns
+        -------
+        ndarray of shape (M,)
+        """
+        counts, log_volume = self._neighbourhood(X)
+        return np.log(counts.sum(axis=1)) - np.log(self.X_train_.shape[0]) - log_volume
+
+    def predict_proba(self, X):
+        r"""Posterior class probabilities :math:`N_c(\mathbf x)/K` (14.81).
+
+        Parameters
+        ----------
+        X : array_like of shape (M, d)
+
+        Returns
+        -------
+        ndarray of shape (M, n_classes)
+        """
+        counts, _ = self._neighbourhood(X)
+        return counts / counts.sum(axis=1, keepdims=True)
+
+    def predict(self, X):
+        """The class with the most votes among the K nearest.
+
+        Parameters
+        ----------
+        X : array_like of shape (M, d)
+
+        Returns
+        -------
+        ndarray of shape (M,)
+        """
+        proba = self.predict_proba(X)  # checks that the model is fitted
+        return self.classes_[np.argmax(proba, axis=1)]
+
+
 class LOWESS(RegressorMixin, BaseEstimator):
     r"""Locally weighted linear regression with tri-cube weights (MLAPP 14.7.5; Cleveland 1979).
 
@@ -441,7 +631,8 @@ class LOWESS(RegressorMixin, BaseEstimator):
             X = X.reshape(-1, 1)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         n, d = self.X_train_.shape
-        k = min(max(int(np.ceil(self.frac * n)), d + 2), n)
+        # round first: frac * n = 55.00000000000001 for frac = 0.55, n = 100 must give k = 55
+        k = min(max(int(np.ceil(round(self.frac * n, 9))), d + 2), n)
         distance = cdist(X, self.X_train_)  # (M, N)
         reach = np.partition(distance, k - 1, axis=1)[:, k - 1 : k]  # d_k(x), (M, 1)
         weights = SMOOTHING_KERNELS["tricube"](distance / np.where(reach > 0, reach, 1.0))

@@ -1,5 +1,5 @@
-r"""Kernels on objects that are not vectors: sets, strings, documents and distributions
-(PRML 6.2, MLAPP 14.2.2, 14.2.6 and 14.2.8), and the Fisher kernel (PRML 6.32–6.36).
+r"""Kernels on objects that are not vectors: sets, strings, documents, point sets and
+distributions (PRML 6.2, MLAPP 14.2.2, 14.2.6–14.2.8), and the Fisher kernel (PRML 6.32–6.36).
 
 They are :class:`kmlib.kernels.Kernel` objects, so ``k(X)``, ``k(X, Y)``, ``k.diag(X)``, sums,
 products and ``c * k`` work as for vector kernels; ``X`` is a sequence of objects instead of an
@@ -12,6 +12,7 @@ import re
 from collections import Counter
 
 import numpy as np
+from scipy import sparse
 
 from ._linalg import cholesky, log_det, solve_lower
 from ._validation import as_inputs, check_positive
@@ -20,7 +21,10 @@ from .kernels import Kernel
 __all__ = [
     "SetIntersection",
     "SubsequenceString",
+    "Spectrum",
+    "AllSubstrings",
     "TfidfCosine",
+    "PyramidMatch",
     "ProbabilityProduct",
     "Fisher",
     "fisher_information",
@@ -170,6 +174,148 @@ def _discounted_cumsum(M, lam, axis):
     return np.moveaxis(y, 0, axis)
 
 
+def _check_count(value, name):
+    """A positive integer parameter (a substring length), or a ValueError naming it."""
+    if isinstance(value, bool) or not (isinstance(value, (int, np.integer)) and value >= 1):
+        raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    return int(value)
+
+
+class _SubstringCounts(_Structured):
+    r"""Kernels :math:`\sum_s w_s \phi_s(x) \phi_s(x')` on substring counts, MLAPP (14.22).
+
+    :math:`\phi_s(x)` is the number of times ``s`` occurs in ``x`` as a contiguous substring
+    (overlapping occurrences count separately). A subclass says which lengths it counts and
+    with what weight (``_weights``: a dict ``{length: w}``); the weight of ``s`` depends on
+    its length only.
+    """
+
+    def _check_item(self, item, name):
+        if not isinstance(item, str):
+            raise ValueError(f"every entry of {name} must be a str; got {item!r}")
+        return item
+
+    @staticmethod
+    def _counts(x, lengths):
+        """Count dictionary :math:`\\{s: \\phi_s(x)\\}` over the substrings of the given lengths."""
+        return Counter(x[i : i + m] for m in lengths for i in range(len(x) - m + 1))
+
+    def _gram(self, X, Y, h):
+        weights = self._weights()
+        counts_X = [self._counts(x, weights) for x in X]
+        counts_Y = counts_X if Y is None else [self._counts(y, weights) for y in Y]
+        # one column per substring seen in X or Y; a row of counts is the dictionary of a string
+        column = {}
+        coordinates = [
+            [
+                (i, column.setdefault(s, len(column)), n)
+                for i, c in enumerate(counts)
+                for s, n in c.items()
+            ]
+            for counts in (counts_X, counts_Y)
+        ]
+        w = sparse.diags([weights[len(s)] for s in column])
+
+        def count_matrix(entries, n_rows):
+            rows, cols, values = zip(*entries) if entries else ((), (), ())
+            return sparse.csr_matrix(
+                (np.asarray(values, dtype=np.float64), (rows, cols)), shape=(n_rows, len(column))
+            )
+
+        C_X = count_matrix(coordinates[0], len(X))
+        C_Y = count_matrix(coordinates[1], len(counts_Y))
+        # MLAPP (14.22): sum over the substrings both strings contain; a row product costs
+        # O(|x| + |x'|) per length, the sizes of the two count dictionaries
+        K = (C_X @ w @ C_Y.T).toarray()
+        if Y is None:  # the sparse product sums in different orders above and below the diagonal
+            K = np.triu(K) + np.triu(K, 1).T
+        if not self.normalize:
+            return K
+        norms = np.sqrt(np.outer(self._self_values(counts_X), self._self_values(counts_Y)))
+        return np.divide(K, norms, out=np.zeros_like(K), where=norms > 0)
+
+    def _self_values(self, counts):
+        weights = self._weights()
+        return np.array(
+            [sum(weights[len(s)] * n * n for s, n in c.items()) for c in counts], dtype=np.float64
+        )
+
+    def _diag(self, X, h):
+        values = self._self_values([self._counts(x, self._weights()) for x in X])
+        return (values > 0).astype(np.float64) if self.normalize else values
+
+
+class Spectrum(_SubstringCounts):
+    r"""k-spectrum string kernel (Leslie et al. 2002), MLAPP §14.2.6.
+
+    The feature vector of a string counts each of its substrings of length exactly ``length``
+    (its k-mers), so the kernel is (14.22) with :math:`w_s = 1` for :math:`|s| = k` and 0
+    otherwise:
+
+    .. math:: k(x, x') = \sum_{s \in \mathcal A^k} \phi_s(x)\, \phi_s(x').
+
+    ``length=1`` is the bag-of-characters kernel (the dot product of character histograms).
+    Each string becomes a k-mer count dictionary once; a pair then costs
+    :math:`O(|x| + |x'|)` dictionary operations.
+
+    Parameters
+    ----------
+    length : int
+        Substring length :math:`k \geq 1`.
+    normalize : bool
+        Divide by :math:`\sqrt{k(x, x)\,k(x', x')}` (the cosine of the count vectors); a string
+        shorter than ``length`` has no k-mers and gets a zero row.
+    """
+
+    def __init__(self, length=3, normalize=False):
+        self.length = length
+        self.normalize = normalize
+
+    def _values(self):
+        _check_count(self.length, "length")
+        return super()._values()
+
+    def _weights(self):
+        return {int(self.length): 1.0}
+
+
+class AllSubstrings(_SubstringCounts):
+    r"""Weighted all-substrings kernel, MLAPP (14.22) with :math:`w_s = \lambda^{|s|}`.
+
+    .. math:: k(x, x') = \sum_{s:\, 1 \leq |s| \leq p} \lambda^{|s|} \phi_s(x)\, \phi_s(x')
+              = \sum_{m=1}^{p} \lambda^m k_m(x, x'),
+
+    a positively weighted sum of the m-spectrum kernels :math:`k_m` (:class:`Spectrum`). With
+    ``max_length=1`` it is :math:`\lambda` times the bag-of-characters kernel. Each string
+    becomes one count dictionary of its substrings up to length :math:`p`; a pair then costs
+    :math:`O(p(|x| + |x'|))` dictionary operations.
+
+    Parameters
+    ----------
+    max_length : int
+        Longest substring counted, :math:`p \geq 1`.
+    decay : float
+        :math:`\lambda > 0`; below 1 it down-weights long substrings, above 1 it favours them
+        (any positive value gives a valid kernel, since the sum is finite).
+    normalize : bool
+        Divide by :math:`\sqrt{k(x, x)\,k(x', x')}`; the empty string gets a zero row.
+    """
+
+    def __init__(self, max_length=3, decay=0.5, normalize=False):
+        self.max_length = max_length
+        self.decay = decay
+        self.normalize = normalize
+
+    def _values(self):
+        _check_count(self.max_length, "max_length")
+        check_positive(self.decay, "decay")
+        return super()._values()
+
+    def _weights(self):
+        lam = float(self.decay)
+        return {m: lam**m for m in range(1, int(self.max_length) + 1)}  # w_s = lambda^|s|
+
+
 def _tokens(document):
     if isinstance(document, str):
         return re.findall(r"[a-z0-9']+", document.lower())
@@ -228,6 +374,188 @@ class TfidfCosine(_Structured):
 
     def _diag(self, X, h):
         return np.einsum("nv,nv->n", *(2 * [self._features(X)]))
+
+
+class PyramidMatch(_Structured):
+    r"""Pyramid match kernel on sets of points (Grauman & Darrell 2005), MLAPP §14.2.7.
+
+    Each input is a set of points with non-negative coordinates, an array of shape ``(m, d)``;
+    ``m`` may differ from set to set, ``d`` may not. Level :math:`i = 0, 1, \dots` of the
+    pyramid is a grid of cubes of side :math:`b 2^i` (:math:`b` is ``bin_size``): the point
+    :math:`\mathbf x` falls into the bin :math:`\lfloor (\mathbf x + \mathbf t) / (b 2^i)
+    \rfloor` (:math:`\mathbf t` is ``shift``), so each bin at level :math:`i` is the union of
+    :math:`2^d` bins at level :math:`i - 1`. With :math:`H_i(X)` the histogram of :math:`X` at
+    level :math:`i` and :math:`\mathcal I(A, B) = \sum_j \min(A_j, B_j)` the histogram
+    intersection, the pairs first matched at level :math:`i` number
+
+    .. math:: N_i = \mathcal I(H_i(X), H_i(Y)) - \mathcal I(H_{i-1}(X), H_{i-1}(Y)),
+              \qquad \mathcal I(H_{-1}(X), H_{-1}(Y)) = 0,
+
+    and each is given the weight :math:`w_i = 1 / (d\, 2^i)`, the inverse of the L1 diameter of
+    a level-:math:`i` bin in units of :math:`b`:
+
+    .. math:: K_\Delta(X, Y) = \sum_{i \geq 0} w_i N_i .
+
+    The sum ends where all points of both sets share one bin (from then on
+    :math:`N_i = 0`): after :math:`\lceil \log_2 D \rceil + 1` levels for coordinates in
+    :math:`[0, D)`. Since :math:`K_\Delta = \sum_i (w_i - w_{i+1})\,\mathcal I(H_i(X), H_i(Y))`
+    with :math:`w_i` decreasing, it is a positive combination of histogram-intersection
+    kernels, hence valid.
+
+    Parameters
+    ----------
+    bin_size : float
+        Side :math:`b > 0` of the finest bins. With integer coordinates and ``bin_size=1``
+        only identical points share a level-0 bin.
+    shift : float or array_like of shape (d,), optional
+        Non-negative offset :math:`\mathbf t` added to every point before binning; a random
+        shift averages out the artefacts of the grid. ``None`` means no shift.
+    normalize : bool
+        Divide by :math:`\sqrt{K_\Delta(X, X) K_\Delta(Y, Y)}`, where
+        :math:`K_\Delta(X, X) = |X| / d`.
+    """
+
+    def __init__(self, bin_size=1.0, shift=None, normalize=True):
+        self.bin_size = bin_size
+        self.shift = shift
+        self.normalize = normalize
+
+    def _values(self):
+        check_positive(self.bin_size, "bin_size")
+        if self.shift is not None:
+            check_positive(self.shift, "shift", allow_zero=True)
+        return super()._values()
+
+    def _check_item(self, item, name):
+        return as_inputs(item, f"a point set in {name}")
+
+    def _check_inputs(self, X, name):
+        sets = super()._check_inputs(X, name)
+        dims = sorted({P.shape[1] for P in sets})
+        if len(dims) > 1:
+            raise ValueError(f"the point sets in {name} must all have one dimension d; got {dims}")
+        return sets
+
+    def _check_pair(self, X, Y):
+        if X[0].shape[1] != Y[0].shape[1]:
+            raise ValueError(
+                "the point sets compared must have one dimension d; "
+                f"got d={X[0].shape[1]} and d={Y[0].shape[1]}"
+            )
+
+    def _finest_bins(self, sets):
+        """Level-0 bin indices of every point: one int64 array of shape (m, d) per set."""
+        d = sets[0].shape[1]
+        shift = np.zeros(d) if self.shift is None else np.asarray(self.shift, dtype=np.float64)
+        if shift.ndim > 1 or shift.size not in (1, d):
+            raise ValueError(f"shift must be a number or have shape ({d},); got {np.shape(shift)}")
+        bins = []
+        for P in sets:
+            Z = (P + shift) / float(self.bin_size)
+            if np.any(Z < 0):
+                raise ValueError(
+                    "the pyramid match needs points with non-negative coordinates "
+                    "(after adding shift); translate the point sets first"
+                )
+            if np.any(Z >= 2.0**52):
+                raise ValueError("coordinates / bin_size must stay below 2**52")
+            bins.append(np.floor(Z).astype(np.int64))
+        return bins
+
+    def _new_matches(self, X, Y):
+        """:math:`N_i` for every pair of sets, shape (len(X), len(Y), n_levels), and ``d``."""
+        bins_X = self._finest_bins(X)
+        bins_Y = bins_X if Y is None else self._finest_bins(Y)
+        # at level n_levels - 1 every index (B >> i) is 0: all points share one bin
+        top = max(int(B.max()) for B in bins_X + bins_Y)
+        n_levels = top.bit_length() + 1
+        pyramid_X = [_pyramid(B, n_levels) for B in bins_X]
+        pyramid_Y = pyramid_X if Y is None else [_pyramid(B, n_levels) for B in bins_Y]
+        N = np.empty((len(pyramid_X), len(pyramid_Y), n_levels))
+        for a, hist_a in enumerate(pyramid_X):
+            for b in range(a + 1) if Y is None else range(len(pyramid_Y)):
+                overlap = [_intersection(p, q) for p, q in zip(hist_a, pyramid_Y[b])]
+                N[a, b] = np.diff(overlap, prepend=0.0)  # new matches N_i
+                if Y is None:
+                    N[b, a] = N[a, b]
+        return N, bins_X[0].shape[1]
+
+    def _gram(self, X, Y, h):
+        N, d = self._new_matches(X, Y)
+        K = N @ (1.0 / (d * 2.0 ** np.arange(N.shape[2])))  # K_Delta = sum_i N_i / (d 2^i)
+        if not self.normalize:
+            return K
+        sizes_Y = [len(P) for P in (X if Y is None else Y)]
+        return K / np.sqrt(np.outer([len(P) for P in X], sizes_Y) / d**2)
+
+    def _diag(self, X, h):
+        self._finest_bins(X)  # the same checks as for the full matrix
+        if self.normalize:
+            return np.ones(len(X))
+        return np.array([len(P) / P.shape[1] for P in X], dtype=np.float64)  # N_0 = |X|
+
+    def new_matches(self, A, B):
+        r"""The counts :math:`N_0, N_1, \dots, N_L` of pairs first matched at each level.
+
+        :math:`L` is the first level at which all points of ``A`` and ``B`` share one bin, so
+        the counts sum to :math:`\min(|A|, |B|)`.
+
+        Parameters
+        ----------
+        A : array_like of shape (m, d)
+        B : array_like of shape (m', d)
+
+        Returns
+        -------
+        N : ndarray of shape (L + 1,)
+        """
+        self._values()
+        A, B = self._check_inputs([A], "A"), self._check_inputs([B], "B")
+        self._check_pair(A, B)
+        N, _ = self._new_matches(A, B)
+        return N[0, 0]
+
+    def matching_cost(self, X, Y=None):
+        r"""Pyramid estimate of the optimal L1 matching cost between point sets.
+
+        Each pair first matched at level :math:`i` is charged the L1 diameter
+        :math:`d\, b\, 2^i` of its bin, :math:`C = \sum_i d\, b\, 2^i N_i`. The pairs the
+        pyramid counts form a matching of :math:`\min(|X|, |Y|)` points, and no pair in it is
+        farther apart than it is charged, so :math:`C` is never below the optimal matching cost
+        :math:`\min_\pi \sum_{\mathbf x} \|\mathbf x - \pi(\mathbf x)\|_1`.
+
+        Parameters
+        ----------
+        X : sequence of array_like of shape (m_n, d)
+        Y : sequence of array_like of shape (m'_k, d), optional
+
+        Returns
+        -------
+        C : ndarray of shape (len(X), len(Y))
+        """
+        self._values()
+        X = self._check_inputs(X, "X")
+        if Y is not None:
+            Y = self._check_inputs(Y, "Y")
+            self._check_pair(X, Y)
+        N, d = self._new_matches(X, Y)
+        return N @ (d * float(self.bin_size) * 2.0 ** np.arange(N.shape[2]))
+
+
+def _pyramid(bins, n_levels):
+    """Histograms of one set at levels 0 .. n_levels - 1, as ``{bin: count}`` dictionaries."""
+    levels = []
+    for i in range(n_levels):
+        cells, counts = np.unique(bins >> i, axis=0, return_counts=True)  # floor(index / 2^i)
+        levels.append({cell.tobytes(): int(n) for cell, n in zip(cells, counts)})
+    return levels
+
+
+def _intersection(p, q):
+    """Histogram intersection :math:`\\sum_j \\min(p_j, q_j)` of two count dictionaries."""
+    if len(q) < len(p):
+        p, q = q, p
+    return sum(min(n, q.get(cell, 0)) for cell, n in p.items())
 
 
 class ProbabilityProduct(_Structured):

@@ -229,3 +229,15 @@ def test_kernel_pca_components_beyond_the_rank_are_zero():
     np.testing.assert_array_equal(model.eigenvectors_[:, 2:], 0.0)
     np.testing.assert_array_equal(model.transform(X_new)[:, 2:], 0.0)
     assert np.all(np.abs(model.transform(X_new)[:, :2]).max(axis=0) > 0)
+
+
+def test_k_medoids_is_a_scikit_learn_clusterer_with_fit_predict():
+    from sklearn.base import is_clusterer
+
+    rng = np.random.default_rng(10)
+    X = np.vstack([rng.normal(loc, 0.3, size=(15, 2)) for loc in ([0, 0], [3, 0])])
+    model = KernelKMedoids(kernel=RBF(lengthscale=2.0), n_clusters=2, random_state=0)
+    assert is_clusterer(model)
+    labels = model.fit_predict(X)
+    np.testing.assert_array_equal(labels, model.labels_)
+    assert sorted(np.bincount(labels)) == [15, 15]

@@ -266,3 +266,107 @@ def test_lowess_robustness_weights():
     robust = LOWESS(frac=0.5, iterations=3).fit(x[:, None], y)
     assert robust.robustness_weights_[7] == 0.0  # the outlier is switched off
     assert np.all((robust.robustness_weights_ >= 0) & (robust.robustness_weights_ <= 1))
+
+
+# ------------------------------------- MLAPP 14.7.3-14.7.4: KNN densities and the bandwidth rule
+from scipy.special import logsumexp  # noqa: E402
+from sklearn.neighbors import KNeighborsClassifier  # noqa: E402
+
+from kmlib.smoothing import KNeighborsDensityClassifier, normal_reference_bandwidth  # noqa: E402
+
+
+def test_normal_reference_bandwidth_is_mlapp_14_89_with_the_mad_scale():
+    x = np.random.default_rng(13).standard_t(3, size=150)
+    sigma = stats.median_abs_deviation(x, scale="normal")  # MAD / Phi^{-1}(3/4)
+    assert normal_reference_bandwidth(x) == pytest.approx((4 / 450) ** 0.2 * sigma, rel=1e-12)
+    assert sigma == pytest.approx(1.4826 * np.median(np.abs(x - np.median(x))), rel=1e-5)
+    # with the standard deviation it is Silverman's rule of KernelDensity in one dimension
+    silverman = KernelDensity(bandwidth="silverman").fit(x[:, None]).bandwidth_
+    assert normal_reference_bandwidth(x, robust=False) == pytest.approx(silverman, rel=1e-12)
+
+
+def test_normal_reference_bandwidth_resists_an_outlier_that_the_standard_deviation_does_not():
+    x = np.random.default_rng(14).normal(size=100)
+    spoiled = x.copy()
+    spoiled[0] = 1e3
+    assert normal_reference_bandwidth(spoiled) < 1.1 * normal_reference_bandwidth(x)
+    assert normal_reference_bandwidth(spoiled, robust=False) > 10 * normal_reference_bandwidth(
+        x, robust=False
+    )
+
+
+def test_normal_reference_bandwidth_bad_input():
+    with pytest.raises(ValueError, match="one-dimensional"):
+        normal_reference_bandwidth(np.zeros((5, 2)))
+    with pytest.raises(ValueError, match="at least 2"):
+        normal_reference_bandwidth([1.0])
+    with pytest.raises(ValueError, match="NaN"):
+        normal_reference_bandwidth([1.0, np.nan, 2.0])
+    with pytest.raises(ValueError, match="more than half"):
+        normal_reference_bandwidth([0.0, 0.0, 0.0, 1.0])
+
+
+def three_classes(n=90, seed=15):
+    rng = np.random.default_rng(seed)
+    centres = np.array([[0.0, 0.0], [1.5, 0.5], [0.0, 1.8]])
+    y = rng.integers(0, 3, n)
+    return centres[y] + rng.normal(size=(n, 2)), np.array(["a", "b", "c"])[y]
+
+
+@pytest.mark.parametrize("k", [1, 4, 7])
+def test_knn_density_classifier_is_k_nearest_neighbour_voting(k):
+    X, y = three_classes()
+    Q = np.random.default_rng(16).normal(0.5, 1.5, size=(60, 2))
+    ours = KNeighborsDensityClassifier(n_neighbors=k).fit(X, y)
+    theirs = KNeighborsClassifier(n_neighbors=k).fit(X, y)
+    np.testing.assert_allclose(ours.predict_proba(Q), theirs.predict_proba(Q), atol=1e-15)
+    np.testing.assert_array_equal(ours.predict(Q), theirs.predict(Q))
+
+
+def test_knn_class_densities_give_the_votes_by_bayes_rule():
+    X, y = three_classes()
+    Q = np.random.default_rng(17).normal(0.5, 1.5, size=(40, 2))
+    model = KNeighborsDensityClassifier(n_neighbors=6).fit(X, y)
+    log_joint = model.log_class_densities(Q) + np.log(model.class_count_ / 90)  # (14.79)-(14.80)
+    posterior = np.exp(log_joint - logsumexp(log_joint, axis=1, keepdims=True))  # (14.81)
+    np.testing.assert_allclose(posterior, model.predict_proba(Q), atol=1e-12)
+    # the class-weighted densities add up to the unconditional K / (N V(x))
+    np.testing.assert_allclose(logsumexp(log_joint, axis=1), model.score_samples(Q), rtol=1e-12)
+
+
+def test_knn_density_is_k_over_n_times_the_ball_volume():
+    x = np.random.default_rng(18).normal(size=25)
+    q = np.array([-3.0, 0.1, 0.7, 4.0])
+    model = KNeighborsDensityClassifier(n_neighbors=5).fit(x[:, None], x > 0)
+    radius = np.sort(np.abs(q[:, None] - x[None, :]), axis=1)[:, 4]  # the 5th nearest
+    np.testing.assert_allclose(np.exp(model.score_samples(q[:, None])), 5 / (25 * 2 * radius))
+    X, y = three_classes(30)
+    Q = np.array([[0.3, 0.2], [2.0, -1.0]])
+    model = KNeighborsDensityClassifier(n_neighbors=3).fit(X, y)
+    radius = np.sort(np.linalg.norm(Q[:, None, :] - X[None, :, :], axis=2), axis=1)[:, 2]
+    np.testing.assert_allclose(
+        np.exp(model.score_samples(Q)), 3 / (30 * np.pi * radius**2), rtol=1e-12
+    )
+
+
+def test_knn_density_classifier_bad_input_and_large_k():
+    X, y = three_classes(12)
+    with pytest.raises(ValueError, match="n_neighbors"):
+        KNeighborsDensityClassifier(n_neighbors=0).fit(X, y)
+    model = KNeighborsDensityClassifier(n_neighbors=50).fit(X, y)  # uses all 12 points
+    counts = np.array([np.sum(y == c) for c in model.classes_])
+    np.testing.assert_allclose(model.predict_proba(X[:2]), np.tile(counts / 12, (2, 1)))
+
+
+@parametrize_with_checks([KNeighborsDensityClassifier()])
+def test_knn_density_classifier_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def test_lowess_span_is_not_spoiled_by_rounding():
+    """0.55 * 100 is 55.00000000000001 in floating point; the span must still be 55 points,
+    of which the 55th nearest gets weight zero."""
+    x = np.random.default_rng(19).uniform(size=100)
+    model = LOWESS(frac=0.55).fit(x[:, None], np.sin(x))
+    L = model.equivalent_kernel(np.array([0.3, 0.5]))
+    np.testing.assert_array_equal(np.count_nonzero(L, axis=1), [54, 54])
