@@ -135,9 +135,22 @@ def pairwise_coupling(r):
     -------
     p : ndarray of shape (n, k)
         Rows sum to one.
+
+    Raises
+    ------
+    ValueError
+        If ``r`` is not of shape (n, k, k) with k >= 2 or holds values outside [0, 1].
     """
+    r = np.asarray(r, dtype=np.float64)
+    if r.ndim != 3 or r.shape[1] != r.shape[2] or r.shape[1] < 2:
+        raise ValueError(
+            f"r must have shape (n, k, k) with k >= 2 classes (one k x k matrix of pairwise "
+            f"probabilities per point); got shape {r.shape}"
+        )
+    off = ~np.eye(r.shape[1], dtype=bool)
+    if not np.all((r[:, off] >= 0) & (r[:, off] <= 1)):  # also false for NaN
+        raise ValueError("r must hold pairwise probabilities in [0, 1] off its diagonals")
     n, k, _ = r.shape
-    off = ~np.eye(k, dtype=bool)
     Q = -r.transpose(0, 2, 1) * r  # Q_ij = -r_ji r_ij
     sq = np.where(off, r.transpose(0, 2, 1) ** 2, 0.0)
     Q[:, np.arange(k), np.arange(k)] = sq.sum(axis=2)  # Q_ii = sum_j r_ji^2

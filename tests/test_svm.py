@@ -491,6 +491,17 @@ def test_pairwise_coupling_recovers_consistent_probabilities():
     assert_allclose(km.pairwise_coupling(r), p, atol=1e-12)
 
 
+def test_pairwise_coupling_rejects_bad_input():
+    with pytest.raises(ValueError, match=r"shape \(n, k, k\)"):
+        km.pairwise_coupling(np.full((3, 3), 0.5))  # one matrix without the point axis
+    with pytest.raises(ValueError, match="k >= 2"):
+        km.pairwise_coupling(np.full((4, 1, 1), 0.5))
+    r = np.full((2, 3, 3), 0.5)
+    r[1, 0, 2] = np.nan
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        km.pairwise_coupling(r)
+
+
 def test_predict_proba():
     X, y = load_iris(return_X_y=True)
     clf = km.SVC(probability=True, random_state=0).fit(X, y)
