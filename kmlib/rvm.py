@@ -17,7 +17,7 @@ noise precision :math:`\beta` for regression) maximise the evidence. Two algorit
   \lambda(\alpha_i^{\rm old})` of (7.96)–(7.97). Only the active basis functions are factorised.
   When neighbouring kernel columns are nearly collinear, single moves creep along a ridge of
   the evidence; kmlib then takes a joint Newton step in the prior variances of the active
-  functions instead, if it gains more than the best single move (:func:`_joint_step`), or,
+  functions instead, if it gains more than the best single move (``_joint_step``), or,
   failing that, the same step in the two coordinates of the function to be re-estimated and
   its most nearly parallel active neighbour.
 
@@ -784,7 +784,7 @@ _PARAMETERS_DOC = """
         Convergence tolerance on the log evidence. Sequential: stop when no single add,
         re-estimate or delete move (nor the noise update) would raise it by more than ``tol``.
         For regression, active functions whose optimum (7.101) is infinite are then deleted, and
-        an iteration may be a joint Newton step on all active :math:`\alpha_i` (or on two of
+        an iteration may be a joint Newton step on all active :math:`\\alpha_i` (or on two of
         them) instead of a single move, when that gains more (see the module notes).
         Re-estimation: stop when an iteration changes it by less than ``tol`` and no kept
         function has an infinite conditional optimum (7.101) (those are pruned at that point).
