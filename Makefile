@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.kmlib-installed
 
-.PHONY: book test student lab bench clean
+.PHONY: book test student browser lab bench clean
 
 # The execution cache keys on each notebook's own code, so it cannot see a change in kmlib:
 # drop the cache whenever a kmlib source file is newer than the last build.
@@ -35,9 +35,19 @@ $(CACHE_STAMP): $(KMLIB_SOURCES)
 test: $(STAMP)
 	$(ONE_BLAS_THREAD) $(BIN)/python -m pytest -n auto --dist loadfile
 
-## student: solution-free exercise notebooks (.md and .ipynb) in _build/student
-student: $(STAMP)
-	$(BIN)/python tools/student_edition.py exercises _build/student
+## student: the students' edition: solution-free exercise notebooks (.md and .ipynb) in
+## _build/student/notebooks and the students' website in _build/student/site/_build/html
+## (its chapter pages reuse the main build's execution cache: run `make book` first)
+student: $(STAMP) $(CACHE_STAMP)
+	$(BIN)/python tools/student_edition.py . _build/student
+	$(ONE_BLAS_THREAD) $(BIN)/jupyter-book build --all -W -n --keep-going _build/student/site
+
+## browser: load both built websites in headless Chromium (Debian's chromium and chromedriver,
+## installed here when missing) with the network off; screenshots go to _build/screenshots
+browser: $(STAMP)
+	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+		(apt-get update -qq && apt-get install -y -qq chromium chromium-driver)
+	$(BIN)/python -m pytest -m browser tests/browser
 
 ## lab: open the MyST notebooks as notebooks in JupyterLab (jupytext pairs them on the fly)
 lab: $(STAMP)

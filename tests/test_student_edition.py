@@ -13,6 +13,7 @@ from pathlib import Path
 
 import jupytext
 import pytest
+import yaml
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
@@ -114,3 +115,37 @@ def test_student_edition_writes_markdown_and_notebooks(tmp_path):
     for path in written:
         assert path.with_suffix(".ipynb").is_file()
         assert "BEGIN SOLUTION" not in path.read_text(encoding="utf-8")
+
+
+def test_grading_counts_the_checks_that_pass(tmp_path):
+    grade_spec = importlib.util.spec_from_file_location("grade", ROOT / "tools/grade.py")
+    grading = importlib.util.module_from_spec(grade_spec)
+    grade_spec.loader.exec_module(grading)
+    source = ROOT / "exercises" / "prml06" / "ex-6-01.md"
+    full = grading.grade(source)
+    assert full.total >= 1 and full.passed == full.total and not full.failures
+    student = tmp_path / source.name
+    student.write_text(student_edition.strip_solutions(source.read_text(encoding="utf-8")))
+    stripped = grading.grade(student)
+    assert stripped.total == full.total  # the checks are all still there
+    assert stripped.passed < stripped.total
+    assert all(":" in error for _, error in stripped.failures)
+
+
+def test_student_site_source_strips_exercises_and_drops_the_instructors_guide(tmp_path):
+    site = student_edition.write_student_site(ROOT, tmp_path / "site")
+    toc = (site / "_toc.yml").read_text(encoding="utf-8")
+    assert "book/instructors" in (ROOT / "_toc.yml").read_text(encoding="utf-8")
+    assert "book/instructors" not in toc and "exercises/prml07/ex-7-19" in toc
+    config = yaml.safe_load((site / "_config.yml").read_text(encoding="utf-8"))
+    assert config["execute"]["exclude_patterns"] == ["exercises/*"]
+    assert Path(config["execute"]["cache"]).is_absolute()
+    assert config["html"]["announcement"] == student_edition.ANNOUNCEMENT
+    pages = sorted((site / "exercises").rglob("ex-*.md"))
+    assert len(pages) == len(EXERCISES)
+    assert not list((site / "exercises").rglob("*.ipynb"))  # one source per page
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert "{solution}" not in text and "BEGIN SOLUTION" not in text
+    chapter = "chapters/prml07/7-2-2-analysis-of-sparsity.md"
+    assert (site / chapter).read_text() == (ROOT / chapter).read_text()

@@ -11,18 +11,25 @@ same indentation, so the notebook still parses and the checks below the block ar
 
 Usage::
 
-    python tools/student_edition.py exercises _build/student
+    python tools/student_edition.py . _build/student
 
-writes ``_build/student/exercises/<chapter>/ex-*.md`` and the matching ``.ipynb``.
+writes the students' notebooks, ``_build/student/notebooks/exercises/<chapter>/ex-*.md`` and the
+matching ``.ipynb``, and the source of the students' website, ``_build/student/site``: the whole
+book with the exercises replaced by their students' versions and the instructors' guide left out.
+``make student`` then builds that site into ``_build/student/site/_build/html``. Its chapter
+pages take their outputs from the main book's execution cache (so build the book first, or they
+run again); the exercise pages are not executed, since without their answers they would fail.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
 import sys
 from pathlib import Path
 
 import jupytext
+import yaml
 
 SOLUTION_DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{solution\}")
 BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN SOLUTION[ \t]*$")
@@ -106,11 +113,75 @@ def write_student_edition(source_dir, output_dir):
     return written
 
 
+#: Pages of the book that the students' website leaves out.
+INSTRUCTORS_ONLY = ("book/instructors",)
+#: Shown at the top of every page of the students' website.
+ANNOUNCEMENT = "Students' edition: the exercises' solutions are not included."
+
+
+def _without(node, files):
+    """The table-of-contents node with the entries for ``files`` removed."""
+    if isinstance(node, list):
+        return [
+            _without(item, files)
+            for item in node
+            if not (isinstance(item, dict) and item.get("file") in files)
+        ]
+    if isinstance(node, dict):
+        return {key: _without(value, files) for key, value in node.items()}
+    return node
+
+
+def write_student_site(root, site_dir):
+    """Write the source of the students' website: the book with the exercises stripped.
+
+    Parameters
+    ----------
+    root : path
+        The repository (holds ``_config.yml``, ``_toc.yml``, ``book/``, ``chapters/`` and
+        ``exercises/``).
+    site_dir : path
+        Folder that receives the site's source; it is replaced if it exists.
+
+    Returns
+    -------
+    Path
+        ``site_dir``.
+    """
+    root, site_dir = Path(root).resolve(), Path(site_dir)
+    if site_dir.exists():
+        shutil.rmtree(site_dir)
+    site_dir.mkdir(parents=True)
+    for folder in ("book", "chapters"):
+        shutil.copytree(root / folder, site_dir / folder, ignore=shutil.ignore_patterns("_build"))
+    write_student_edition(root / "exercises", site_dir)
+    for notebook in (site_dir / "exercises").rglob("*.ipynb"):
+        notebook.unlink()  # the .md is the page; a second copy would be a duplicate document
+
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    (site_dir / "_toc.yml").write_text(
+        yaml.safe_dump(_without(toc, INSTRUCTORS_ONLY), sort_keys=False), encoding="utf-8"
+    )
+    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
+    config["title"] = f"{config['title']} (students' edition)"
+    execute = config.setdefault("execute", {})
+    execute["cache"] = str((root / execute.get("cache", "_build/.jupyter_cache")).resolve())
+    execute["exclude_patterns"] = ["exercises/*"]  # without answers they would stop with errors
+    config.setdefault("html", {})["announcement"] = ANNOUNCEMENT
+    (site_dir / "_config.yml").write_text(
+        yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8"
+    )
+    return site_dir
+
+
 def main(argv):
     if len(argv) != 3:
-        sys.exit("usage: python tools/student_edition.py SOURCE_DIR OUTPUT_DIR")
-    written = write_student_edition(argv[1], argv[2])
-    print(f"wrote {len(written)} student notebooks (.md and .ipynb) under {argv[2]}")
+        sys.exit("usage: python tools/student_edition.py REPOSITORY OUTPUT_DIR")
+    root, output = Path(argv[1]), Path(argv[2])
+    written = write_student_edition(root / "exercises", output / "notebooks")
+    print(f"wrote {len(written)} student notebooks (.md and .ipynb) under {output / 'notebooks'}")
+    site = write_student_site(root, output / "site")
+    print(f"wrote the students' website source to {site}")
 
 
 if __name__ == "__main__":

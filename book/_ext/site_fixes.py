@@ -1,0 +1,69 @@
+"""Sphinx extension: four fixes to what the theme stack puts on the pages.
+
+* Sphinx wraps a display equation that contains a line break ``\\\\`` in a ``split``
+  environment, and MathJax refuses a ``\\tag`` inside ``split`` (even when the line break
+  belongs to a matrix or a ``cases``): the equation shows an error instead of the book's number.
+  In such an equation the tag is moved after the ``split``, where it is allowed; what Jupyter
+  shows (MathJax on the unwrapped source) is unchanged.
+* sphinx-thebe's configuration script (and sphinx-togglebutton's) reach a page twice, once with
+  the file name ``None`` and once with ``""``; the second copy redeclares a ``const`` and the
+  browser logs a SyntaxError. Identical inline scripts are kept once.
+* Sphinx loads MathJax only on pages that contain mathematics, but the navigation of every page
+  shows page titles that do (such as "6.4 … $f(\\mathbf x)$"); MathJax is loaded on every page.
+* pydata-sphinx-theme logs "Got invalid theme mode" when no default colour mode is set (Jupyter
+  Book does not pass one). The site uses the light mode, in which its figures were drawn.
+"""
+
+from __future__ import annotations
+
+import re
+
+from docutils import nodes
+
+TAG = re.compile(r"\\tag\*?\{[^{}]*\}")
+
+
+def _tags_outside_split(app, doctree, docname):
+    """Rewrite tagged multi-line display equations as ``\\[\\begin{split}…\\end{split}\\tag{…}\\]``."""
+    opening, closing = app.config.mathjax_display
+    for node in doctree.findall(nodes.math_block):
+        text = node.astext()
+        if node.get("nowrap") or node.get("number") or "\n\n" in text.strip():
+            continue  # Sphinx's own layout is right for these (or numbers them itself)
+        if len(TAG.findall(text)) != 1 or "\\\\" not in text:
+            continue  # several tags belong in an align environment, written as such
+        body = TAG.sub("", text).strip()
+        tags = "".join(TAG.findall(text))
+        node.children = [
+            nodes.Text(f"{opening}\\begin{{split}}{body}\\end{{split}}{tags}{closing}")
+        ]
+        node["nowrap"] = True
+
+
+def _set_default_mode(app, config):
+    config.html_context.setdefault("default_mode", "light")  # pydata-sphinx-theme reads it here
+
+
+def _drop_duplicate_scripts(app, pagename, templatename, context, doctree):
+    scripts = context.get("script_files")
+    if not scripts:
+        return
+    seen, kept = set(), []
+    for script in scripts:
+        # the same inline script, added twice, has the file name None once and "" once
+        key = (
+            getattr(script, "filename", script) or None,
+            repr(sorted(getattr(script, "attributes", {}).items())),
+        )
+        if key not in seen:
+            seen.add(key)
+            kept.append(script)
+    scripts[:] = kept
+
+
+def setup(app):
+    app.set_html_assets_policy("always")
+    app.connect("config-inited", _set_default_mode)
+    app.connect("html-page-context", _drop_duplicate_scripts, priority=900)
+    app.connect("doctree-resolved", _tags_outside_split)
+    return {"version": "1.0", "parallel_read_safe": True}
