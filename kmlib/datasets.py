@@ -29,6 +29,11 @@ Real data shipped in ``kmlib/data/`` (provenance in its README):
 * :func:`santafe_laser` — the Santa Fe competition's laser series A (thesis 4.5.3).
 * :func:`raetsch_benchmark` — pools of Rätsch's benchmark data sets banana, diabetis, heart,
   titanic, and re-encoded breast and german (thesis 5.5.3).
+
+Real data of Murphy's (2012, 14.6) comparison of kernel classifiers, from R's MASS package:
+
+* :func:`crabs` — Campbell & Mahon's (1974) *Leptograpsus* crabs, species from five measurements.
+* :func:`forensic_glass` — the forensic glass fragments, six types from nine inputs.
 """
 
 from __future__ import annotations
@@ -64,6 +69,8 @@ __all__ = [
     "santafe_laser",
     "boston_housing",
     "abalone",
+    "crabs",
+    "forensic_glass",
 ]
 
 
@@ -693,3 +700,58 @@ def abalone():
     measured = np.array([row[1:] for row in rows], dtype=np.float64)
     names = [f"sex_{code}" for code in codes] + header[1:-1]
     return np.hstack([one_hot, measured[:, :-1]]), measured[:, -1], names
+
+
+def crabs(include_sex=False):
+    """The *Leptograpsus* crabs of Campbell & Mahon (1974), MASS's ``crabs`` (Murphy 14.6).
+
+    Shipped in ``kmlib/data/crabs.csv`` (provenance in ``kmlib/data/README.md``): 50 crabs of
+    each sex of the blue and the orange form of *Leptograpsus variegatus*, five measurements
+    in mm each. The task of Murphy's comparison (after Ripley 1996) is the form from the
+    measurements. Rows keep MASS's order: blue males, blue females, orange males, orange
+    females.
+
+    Parameters
+    ----------
+    include_sex : bool
+        Append the sex as a sixth input, 1 for male and 0 for female.
+
+    Returns
+    -------
+    X : ndarray of shape (200, 5) or (200, 6)
+        FL (frontal lobe size), RW (rear width), CL (carapace length), CW (carapace width),
+        BD (body depth), and with ``include_sex`` the column ``male``.
+    y : ndarray of shape (200,), str
+        The species (colour form), ``"B"`` (blue) or ``"O"`` (orange).
+    feature_names : list of str, length 5 or 6
+    """
+    header, rows = _shipped_table("crabs.csv")
+    measured = np.array([row[3:] for row in rows], dtype=np.float64)
+    names = header[3:]
+    if include_sex:
+        male = np.array([row[1] == "M" for row in rows], dtype=np.float64)
+        measured, names = np.column_stack([measured, male]), names + ["male"]
+    return measured, np.array([row[0] for row in rows]), names
+
+
+def forensic_glass():
+    """The forensic glass fragments of Evett & Spiehler (1987), MASS's ``fgl`` (Murphy 14.6).
+
+    Shipped in ``kmlib/data/forensic_glass.csv`` (provenance in ``kmlib/data/README.md``):
+    214 fragments with their refractive index and the weight percentages of eight oxides,
+    and one of six types of glass. Rows keep MASS's order (grouped by type).
+
+    Returns
+    -------
+    X : ndarray of shape (214, 9)
+        RI (refractive index, as MASS codes it: (index − 1.518) × 1000), then Na, Mg, Al, Si,
+        K, Ca, Ba, Fe (weight percent of the oxides).
+    y : ndarray of shape (214,), str
+        ``"WinF"`` (float-processed window, 70), ``"WinNF"`` (non-float window, 76), ``"Veh"``
+        (vehicle window, 17), ``"Con"`` (container, 13), ``"Tabl"`` (tableware, 9) or
+        ``"Head"`` (vehicle headlamp, 29).
+    feature_names : list of str, length 9
+    """
+    header, rows = _shipped_table("forensic_glass.csv")
+    X = np.array([row[:-1] for row in rows], dtype=np.float64)
+    return X, np.array([row[-1] for row in rows]), header[:-1]

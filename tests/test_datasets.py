@@ -182,6 +182,42 @@ def test_abalone_matches_the_uci_description():
     assert y[0] == 15
 
 
+def test_crabs_match_the_mass_object():
+    # read from MASS's object crabs (r-cran-mass 7.3-58.2, Rdata.rdb) with rdata, not from the
+    # loader: the first, 51st and last crab, the column sums and 50 crabs per species and sex
+    X, y, names = datasets.crabs()
+    assert X.shape == (200, 5) and y.shape == (200,) and X.dtype == np.float64
+    assert names == ["FL", "RW", "CL", "CW", "BD"]
+    np.testing.assert_array_equal(X[0], [8.1, 6.7, 16.1, 19.0, 7.0])  # B, M, index 1
+    np.testing.assert_array_equal(X[50], [7.2, 6.5, 14.7, 17.1, 6.1])  # B, F, index 1
+    np.testing.assert_array_equal(X[-1], [23.1, 20.2, 46.2, 52.5, 21.1])  # O, F, index 50
+    np.testing.assert_allclose(X.sum(0), [3116.6, 2547.7, 6421.1, 7282.9, 2806.1], rtol=1e-12)
+    np.testing.assert_array_equal(y, np.repeat(["B", "O"], 100))
+    Xs, ys, names_s = datasets.crabs(include_sex=True)
+    assert names_s == names + ["male"] and Xs.shape == (200, 6)
+    np.testing.assert_array_equal(Xs[:, :5], X)
+    np.testing.assert_array_equal(ys, y)
+    np.testing.assert_array_equal(Xs[:, 5], np.tile(np.repeat([1.0, 0.0], 50), 2))
+
+
+def test_forensic_glass_matches_the_mass_object():
+    # read from MASS's object fgl with rdata, not from the loader: first and last fragments,
+    # column sums and the counts of the six types (MASS prints RI 3.01 for 3.009999999999991)
+    X, y, names = datasets.forensic_glass()
+    assert X.shape == (214, 9) and y.shape == (214,) and X.dtype == np.float64
+    assert names == ["RI", "Na", "Mg", "Al", "Si", "K", "Ca", "Ba", "Fe"]
+    np.testing.assert_array_equal(X[0], [3.01, 13.64, 4.49, 1.1, 71.78, 0.06, 8.75, 0, 0])
+    np.testing.assert_array_equal(X[-1], [-0.89, 14.23, 0, 2.08, 73.36, 0, 8.62, 1.67, 0])
+    assert y[0] == "WinF" and y[-1] == "Head"
+    sums = [78.2, 2869.28, 574.49, 309.21, 15547.3, 106.37, 1916.79, 37.46, 12.2]
+    np.testing.assert_allclose(X.sum(0), sums, rtol=1e-12, atol=1e-10)
+    types, first, counts = np.unique(y, return_index=True, return_counts=True)
+    order = np.argsort(first)  # MASS groups the rows by type in its level order
+    np.testing.assert_array_equal(types[order], ["WinF", "WinNF", "Veh", "Con", "Tabl", "Head"])
+    np.testing.assert_array_equal(counts[order], [70, 76, 17, 13, 9, 29])
+    np.testing.assert_array_equal(np.diff(first[order]), counts[order][:-1])
+
+
 def test_boston_housing_last_row_and_totals_match_the_mass_object():
     # read from MASS's object Boston (r-cran-mass 7.3-58.2, Rdata.rdb) with rdata, not from
     # the loader: the last tract, 35 tracts on the Charles river, the sum of medv, and the
