@@ -15,7 +15,7 @@ Usage::
 
 writes the students' notebooks, ``_build/student/notebooks/exercises/<chapter>/ex-*.md`` and the
 matching ``.ipynb``, and the source of the students' website, ``_build/student/site``: the whole
-book with the exercises replaced by their students' versions and the instructors' guide left out.
+book with the exercises replaced by their students' versions.
 ``make student`` then builds that site into ``_build/student/site/_build/html``. Its chapter
 pages take their outputs from the main book's execution cache (so build the book first, or they
 run again); the exercise pages are not executed, since without their answers they would fail.
@@ -113,27 +113,15 @@ def write_student_edition(source_dir, output_dir):
     return written
 
 
-#: Pages of the book that the students' website leaves out.
-INSTRUCTORS_ONLY = ("book/instructors",)
 #: Shown at the top of every page of the students' website.
 ANNOUNCEMENT = "Students' edition: the exercises' solutions are not included."
 
 
-def _without(node, files):
-    """The table-of-contents node with the entries for ``files`` removed."""
-    if isinstance(node, list):
-        return [
-            _without(item, files)
-            for item in node
-            if not (isinstance(item, dict) and item.get("file") in files)
-        ]
-    if isinstance(node, dict):
-        return {key: _without(value, files) for key, value in node.items()}
-    return node
-
-
 def write_student_site(root, site_dir):
     """Write the source of the students' website: the book with the exercises stripped.
+
+    The table of contents is the book's; the exercise pages are the students' versions and are
+    not executed, and every page carries a banner that says which edition it is.
 
     Parameters
     ----------
@@ -158,15 +146,14 @@ def write_student_site(root, site_dir):
     for notebook in (site_dir / "exercises").rglob("*.ipynb"):
         notebook.unlink()  # the .md is the page; a second copy would be a duplicate document
 
-    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
-    (site_dir / "_toc.yml").write_text(
-        yaml.safe_dump(_without(toc, INSTRUCTORS_ONLY), sort_keys=False), encoding="utf-8"
-    )
+    shutil.copy(root / "_toc.yml", site_dir / "_toc.yml")
     config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
     config["title"] = f"{config['title']} (students' edition)"
     execute = config.setdefault("execute", {})
     execute["cache"] = str((root / execute.get("cache", "_build/.jupyter_cache")).resolve())
-    execute["exclude_patterns"] = ["exercises/*"]  # without answers they would stop with errors
+    # matched from the right of each path: exercises/<chapter>/<page>; without their answers
+    # these notebooks would stop with errors
+    execute["exclude_patterns"] = ["exercises/*/*"]
     config.setdefault("html", {})["announcement"] = ANNOUNCEMENT
     (site_dir / "_config.yml").write_text(
         yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8"

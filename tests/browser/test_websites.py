@@ -239,14 +239,25 @@ NGRAM = 8  # runs of this many words identify a sentence of a solution
 
 
 def removed_text(source):
-    """The prose word runs and the code lines that the students' edition removes."""
+    """The prose word runs and the code lines that only the solutions contain.
+
+    A line or run that also occurs in the students' version (a check may repeat a line of the
+    answer, an exercise may quote a formula that its solution restates) is not solution text.
+    """
     text = source.read_text(encoding="utf-8")
-    kept = set(student_edition.strip_solutions(text).splitlines())
+    student = student_edition.strip_solutions(text)
+    kept = set(student.splitlines())
+    squeezed_student = " ".join(student.split())
+    student_runs = " ".join(WORD.findall(student))
     removed = [line.strip() for line in text.splitlines() if line not in kept]
-    code = {line for line in removed if len(line) >= 25 and re.search(r"[=(]", line)}
-    words = WORD.findall(" ".join(line for line in removed if line not in code))
-    prose = {" ".join(words[i : i + NGRAM]) for i in range(len(words) - NGRAM + 1)}
-    return prose, code
+    code = {
+        line
+        for line in removed
+        if len(line) >= 25 and re.search(r"[=(]", line) and line not in squeezed_student
+    }
+    words = WORD.findall(" ".join(line for line in removed if not re.search(r"[=(]", line)))
+    runs = {" ".join(words[i : i + NGRAM]) for i in range(len(words) - NGRAM + 1)}
+    return {run for run in runs if run not in student_runs}, code
 
 
 def page_text(path):
