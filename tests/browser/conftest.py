@@ -84,7 +84,7 @@ def browser(tmp_path_factory):
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
     driver.set_page_load_timeout(60)
-    driver.set_script_timeout(60)
+    driver.set_script_timeout(120)  # PAGE_REPORT gives up on its own waits after 80 s
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     yield driver
     driver.quit()

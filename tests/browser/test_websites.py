@@ -52,26 +52,33 @@ MAIN_PAGES = site_pages(MAIN_SITE) if MAIN_SITE.is_dir() else []
 
 PAGE_REPORT = """
 const done = arguments[arguments.length - 1];
+const within = (promise, ms) =>
+  Promise.race([promise.then(() => true), new Promise((r) => setTimeout(() => r(false), ms))]);
 (async () => {
   const ready = () => window.MathJax && MathJax.startup && MathJax.startup.promise;
-  const deadline = Date.now() + 45000;  // MathJax loads deferred; wait for it to start
+  const deadline = Date.now() + 30000;  // MathJax loads deferred; wait for it to start
   while (!ready() && document.querySelector("span.math, div.math") && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  if (ready()) {
-    await MathJax.startup.promise;
+  const stalled = [];
+  if (ready() && !(await within(MathJax.startup.promise, 30000))) {
+    stalled.push("MathJax typesetting");
   }
   const images = [...document.images];
   images.forEach((image) => { image.loading = "eager"; });
-  await Promise.all(images.map((image) => image.complete ? null : new Promise((resolve) => {
-    image.addEventListener("load", resolve);
-    image.addEventListener("error", resolve);
+  const loaded = Promise.all(images.map((image) => image.complete ? null : new Promise((r) => {
+    image.addEventListener("load", r);
+    image.addEventListener("error", r);
   })));
+  if (!(await within(loaded, 20000))) {
+    stalled.push("image loading");
+  }
   const math = [...document.querySelectorAll("span.math, div.math")];
   const visible = document.body.cloneNode(true);
   visible.querySelectorAll("pre, code, script, style, textarea, mjx-container, .highlight")
     .forEach((node) => node.remove());
   done({
+    stalled: stalled,
     broken: images.filter((i) => !(i.complete && i.naturalWidth > 0)).map((i) => i.src),
     math: math.length,
     untypeset: math.filter((m) => !m.querySelector("mjx-container"))
@@ -87,13 +94,28 @@ const done = arguments[arguments.length - 1];
 """
 
 
+def load_and_report(browser, url, attempts=2):
+    """Load a page and run PAGE_REPORT on it.
+
+    A load whose typesetting or image loading stalls is tried once more (a loaded 2-core machine
+    has stalled a headless page now and then); a page that stalls every time is reported.
+    """
+    for _ in range(attempts):
+        browser.get_log("browser")
+        browser.get_log("performance")
+        browser.get(url)
+        report = browser.execute_async_script(PAGE_REPORT)
+        if not report["stalled"]:
+            break
+    return report
+
+
 def check_page(browser, base, page):
     """Load one page; return the list of problems found."""
-    browser.get_log("browser")
-    browser.get_log("performance")
-    browser.get(f"{base}/{page}")
-    report = browser.execute_async_script(PAGE_REPORT)
+    report = load_and_report(browser, f"{base}/{page}")
     problems = []
+    if report["stalled"]:
+        problems.append(f"stalled twice: {report['stalled']}")
     if report["broken"]:
         problems.append(f"images that did not load: {report['broken']}")
     if report["untypeset"]:
@@ -320,6 +342,6 @@ def test_the_reference_documents_every_public_name_with_its_links():
             assert target in ids, f"{page.name} does not document {target}"
             entry = soup.find(id=target).find_parent("dl")
             links = [a["href"] for a in entry.find_all("a", href=True)]
-            assert any(href.startswith(("../../chapters/", "../../exercises/")) for href in links), (
-                f"{target} links to no page of the book"
-            )
+            assert any(
+                href.startswith(("../../chapters/", "../../exercises/")) for href in links
+            ), f"{target} links to no page of the book"
