@@ -15,6 +15,7 @@ __all__ = [
     "as_generator",
     "check_positive",
     "check_real",
+    "check_positive_int",
     "check_matching_features",
     "binary_targets",
 ]
@@ -81,6 +82,21 @@ def check_positive(value, name, allow_zero=False):
         which = "non-negative" if allow_zero else "positive"
         raise ValueError(f"{name} must be {which}; got {value!r}")
     return arr
+
+
+def check_positive_int(value, name):
+    """Return ``value`` as an int after checking that it is an integer >= 1 (not a bool).
+
+    Parameters
+    ----------
+    value : object
+        The parameter value (a count: iterations, neighbours, a substring length).
+    name : str
+        Its name, used in the error message.
+    """
+    if isinstance(value, bool) or not (isinstance(value, numbers.Integral) and value >= 1):
+        raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    return int(value)
 
 
 def as_generator(random_state):

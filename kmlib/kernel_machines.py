@@ -63,7 +63,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _linalg
-from ._validation import check_real
+from ._validation import check_positive_int, check_real
 from .kernels import RBF, Kernel
 
 __all__ = ["L2VMRegressor", "L1VMRegressor", "L2VMClassifier", "L1VMClassifier"]
@@ -388,8 +388,7 @@ def _check_alpha(alpha):
 
 def _check_iterations(tol, max_iter):
     check_real(tol, "tol", low=0)
-    if not isinstance(max_iter, numbers.Integral) or isinstance(max_iter, bool) or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
+    check_positive_int(max_iter, "max_iter")
 
 
 class _KernelMachine(BaseEstimator):

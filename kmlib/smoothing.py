@@ -31,7 +31,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import as_generator, check_positive, check_real
+from ._validation import as_generator, check_positive, check_positive_int, check_real
 
 __all__ = [
     "NadarayaWatson",
@@ -438,12 +438,7 @@ class KNeighborsDensityClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        if not (
-            isinstance(self.n_neighbors, (int, np.integer))
-            and not isinstance(self.n_neighbors, bool)
-            and self.n_neighbors >= 1
-        ):
-            raise ValueError(f"n_neighbors must be a positive integer; got {self.n_neighbors!r}")
+        check_positive_int(self.n_neighbors, "n_neighbors")
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         self.classes_, self._codes = np.unique(y, return_inverse=True)
@@ -595,12 +590,7 @@ class LOWESS(RegressorMixin, BaseEstimator):
         self
         """
         check_real(self.frac, "frac", low=0.0, high=1.0)
-        if not (
-            isinstance(self.iterations, (int, np.integer))
-            and not isinstance(self.iterations, bool)
-            and self.iterations >= 1
-        ):
-            raise ValueError(f"iterations must be a positive integer; got {self.iterations!r}")
+        check_positive_int(self.iterations, "iterations")
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=2)
         self.X_train_, self.y_train_ = X, y
         self.robustness_weights_ = np.ones(y.size)

@@ -15,7 +15,7 @@ import numpy as np
 from scipy import sparse
 
 from ._linalg import cholesky, log_det, solve_lower
-from ._validation import as_inputs, check_positive
+from ._validation import as_inputs, check_positive, check_positive_int
 from .kernels import Kernel
 
 __all__ = [
@@ -174,13 +174,6 @@ def _discounted_cumsum(M, lam, axis):
     return np.moveaxis(y, 0, axis)
 
 
-def _check_count(value, name):
-    """A positive integer parameter (a substring length), or a ValueError naming it."""
-    if isinstance(value, bool) or not (isinstance(value, (int, np.integer)) and value >= 1):
-        raise ValueError(f"{name} must be a positive integer; got {value!r}")
-    return int(value)
-
-
 class _SubstringCounts(_Structured):
     r"""Kernels :math:`\sum_s w_s \phi_s(x) \phi_s(x')` on substring counts, MLAPP (14.22).
 
@@ -272,7 +265,7 @@ class Spectrum(_SubstringCounts):
         self.normalize = normalize
 
     def _values(self):
-        _check_count(self.length, "length")
+        check_positive_int(self.length, "length")
         return super()._values()
 
     def _weights(self):
@@ -307,7 +300,7 @@ class AllSubstrings(_SubstringCounts):
         self.normalize = normalize
 
     def _values(self):
-        _check_count(self.max_length, "max_length")
+        check_positive_int(self.max_length, "max_length")
         check_positive(self.decay, "decay")
         return super()._values()
 

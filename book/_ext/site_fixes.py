@@ -30,12 +30,12 @@ def _tags_outside_split(app, doctree, docname):
         text = node.astext()
         if node.get("nowrap") or node.get("number") or "\n\n" in text.strip():
             continue  # Sphinx's own layout is right for these (or numbers them itself)
-        if len(TAG.findall(text)) != 1 or "\\\\" not in text:
+        tags = TAG.findall(text)
+        if len(tags) != 1 or "\\\\" not in text:
             continue  # several tags belong in an align environment, written as such
         body = TAG.sub("", text).strip()
-        tags = "".join(TAG.findall(text))
         node.children = [
-            nodes.Text(f"{opening}\\begin{{split}}{body}\\end{{split}}{tags}{closing}")
+            nodes.Text(f"{opening}\\begin{{split}}{body}\\end{{split}}{tags[0]}{closing}")
         ]
         node["nowrap"] = True
 
