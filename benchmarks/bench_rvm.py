@@ -7,8 +7,18 @@ from different starting points (the empty model against the full one), so they c
 different local maxima; the benchmark therefore prints the final log evidence of each and the
 number of relevance vectors, not only the times.
 
-Data: the sinusoid of PRML Appendix A (x uniform on [0, 1], noise std 0.3) with a Gaussian kernel
-of length-scale 0.1 and a bias, N = 200 ... 2000, several seeds per size. Each line prints both
+Data (``--data``, all three by default), each with a Gaussian kernel and a bias:
+
+* ``sinusoid``: PRML Appendix A, x uniform on [0, 1], noise std 0.3; length-scale 0.1, a tenth
+  of the input range.
+* ``sinc``: sin|x|/|x| with x uniform on [-10, 10] and Gaussian noise of variance 0.04
+  (:func:`kmlib.datasets.sinc`, Chu 2003, 4.5.1), the one-dimensional test function of Tipping
+  (2001); length-scale 2, again a tenth of the input range.
+* ``friedman1``: Friedman's first function of ten uniform inputs, five of them irrelevant, noise
+  std 1 (:func:`sklearn.datasets.make_friedman1`); length-scale sqrt(10/6) = 1.29, the root mean
+  square distance between two inputs.
+
+N = 200 ... 2000, several seeds per size. Each line prints both
 times, their ratio (re-estimation / sequential: how many times faster the sequential algorithm
 is), the two log evidences, their difference (sequential - re-estimation; positive when the
 sequential algorithm found the higher maximum) and the two counts of relevance vectors. Both
@@ -18,7 +28,8 @@ disturbed by other work on the machine).
 
 Usage::
 
-    python benchmarks/bench_rvm.py [--sizes 200 500 1000 2000] [--seeds 3] [--repeat 3]
+    python benchmarks/bench_rvm.py [--data sinusoid sinc friedman1] [--sizes 200 500 1000 2000]
+                                   [--seeds 3] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -28,77 +39,109 @@ import time
 import warnings
 
 import numpy as np
+from sklearn.datasets import make_friedman1
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
-from kmlib.datasets import sinusoid
+from kmlib.datasets import sinc, sinusoid
 from kmlib.kernels import RBF
 from kmlib.rvm import RVR
 
 
-def timed_fit(method, X, t, max_iter, repeat):
+def sinusoid_data(n, seed):
+    x, t = sinusoid(n, random_state=seed)
+    return x[:, np.newaxis], t
+
+
+def sinc_data(n, seed):
+    x, t = sinc(n, random_state=seed, noise="gaussian")
+    return x[:, np.newaxis], t
+
+
+def friedman1_data(n, seed):
+    return make_friedman1(n, n_features=10, noise=1.0, random_state=seed)
+
+
+#: name: (generator (n, seed) -> (X, t), kernel length-scale)
+DATA = {
+    "sinusoid": (sinusoid_data, 0.1),
+    "sinc": (sinc_data, 2.0),
+    "friedman1": (friedman1_data, np.sqrt(10 / 6)),
+}
+
+
+def timed_fit(method, X, t, lengthscale, max_iter, repeat):
     times = []
     for _ in range(repeat):
-        seconds, model, converged = fit_once(method, X, t, max_iter)
+        seconds, model, converged = fit_once(method, X, t, lengthscale, max_iter)
         times.append(seconds)
     return min(times), model, converged
 
 
-def fit_once(method, X, t, max_iter):
+def fit_once(method, X, t, lengthscale, max_iter):
     start = time.perf_counter()
     # one BLAS thread for both (kmlib's sequential fit sets it itself): after its first few
     # iterations re-estimation also handles only small matrices, and on a 2-core machine it
     # too runs faster on one thread than on the default number
     with warnings.catch_warnings(record=True) as caught, threadpool_limits(1, user_api="blas"):
         warnings.simplefilter("always", ConvergenceWarning)
-        model = RVR(kernel=RBF(lengthscale=0.1), method=method, max_iter=max_iter).fit(X, t)
+        model = RVR(kernel=RBF(lengthscale=lengthscale), method=method, max_iter=max_iter).fit(X, t)
     converged = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
     return time.perf_counter() - start, model, converged
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", nargs="+", choices=sorted(DATA), default=list(DATA))
     parser.add_argument("--sizes", type=int, nargs="+", default=[200, 500, 1000, 2000])
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--max-iter", type=int, default=5000)
     parser.add_argument("--repeat", type=int, default=3, help="best of this many fits")
     args = parser.parse_args()
 
-    print(
-        f"RVR on the sinusoid, RBF(lengthscale=0.1) + bias; times in seconds, best of {args.repeat}"
-    )
     header = (
         f"{'N':>5} {'seed':>4} | {'sequential':>10} {'reestimate':>10} {'ratio':>6} | "
         f"{'ln p seq':>10} {'ln p re':>10} {'seq - re':>9} | {'RV seq':>6} {'RV re':>5}"
     )
-    print(header)
-    print("-" * len(header))
     summary = []
-    for n in args.sizes:
-        for seed in range(args.seeds):
-            x, t = sinusoid(n, random_state=seed)
-            X = x[:, np.newaxis]
-            t_seq, seq, ok_seq = timed_fit("sequential", X, t, args.max_iter, args.repeat)
-            t_re, re, ok_re = timed_fit("reestimate", X, t, args.max_iter, args.repeat)
-            diff = seq.log_marginal_likelihood_ - re.log_marginal_likelihood_
-            flags = ("" if ok_seq else " (seq: max_iter)") + ("" if ok_re else " (re: max_iter)")
-            print(
-                f"{n:>5} {seed:>4} | {t_seq:>10.3f} {t_re:>10.3f} {t_re / t_seq:>6.1f} | "
-                f"{seq.log_marginal_likelihood_:>10.3f} {re.log_marginal_likelihood_:>10.3f} "
-                f"{diff:>+9.3f} | {seq.relevance_.size:>6} {re.relevance_.size:>5}{flags}"
-            )
-            summary.append((n, t_re / t_seq, diff))
-    print()
-    for n in args.sizes:
-        rows = [(r, d) for m, r, d in summary if m == n]
-        ratios = np.array([r for r, _ in rows])
-        diffs = np.array([d for _, d in rows])
+    for name in args.data:
+        make_data, lengthscale = DATA[name]
         print(
-            f"N = {n:>4}: sequential {np.min(ratios):.1f}-{np.max(ratios):.1f}x faster "
-            f"(median {np.median(ratios):.1f}x); "
-            f"evidence at least as high (within 1e-3) on {np.sum(diffs >= -1e-3)} of "
-            f"{len(rows)} seeds, median difference {np.median(diffs):+.3f}"
+            f"RVR on {name}, RBF(lengthscale={lengthscale:.3g}) + bias; "
+            f"times in seconds, best of {args.repeat}"
         )
+        print(header)
+        print("-" * len(header))
+        for n in args.sizes:
+            for seed in range(args.seeds):
+                X, t = make_data(n, seed)
+                fits = [
+                    timed_fit(method, X, t, lengthscale, args.max_iter, args.repeat)
+                    for method in ("sequential", "reestimate")
+                ]
+                (t_seq, seq, ok_seq), (t_re, re, ok_re) = fits
+                diff = seq.log_marginal_likelihood_ - re.log_marginal_likelihood_
+                flags = ("" if ok_seq else " (seq: max_iter)") + (
+                    "" if ok_re else " (re: max_iter)"
+                )
+                print(
+                    f"{n:>5} {seed:>4} | {t_seq:>10.3f} {t_re:>10.3f} {t_re / t_seq:>6.1f} | "
+                    f"{seq.log_marginal_likelihood_:>10.3f} {re.log_marginal_likelihood_:>10.3f} "
+                    f"{diff:>+9.3f} | {seq.relevance_.size:>6} {re.relevance_.size:>5}{flags}",
+                    flush=True,
+                )
+                summary.append((name, n, t_re / t_seq, diff))
+        print()
+    for name in args.data:
+        for n in args.sizes:
+            ratios = np.array([r for d, m, r, _ in summary if (d, m) == (name, n)])
+            diffs = np.array([x for d, m, _, x in summary if (d, m) == (name, n)])
+            print(
+                f"{name:>9}, N = {n:>4}: sequential {np.min(ratios):.1f}-{np.max(ratios):.1f}x "
+                f"faster (median {np.median(ratios):.1f}x); evidence at least as high (within "
+                f"1e-3) on {np.sum(diffs >= -1e-3)} of {diffs.size} seeds, differences "
+                f"{np.min(diffs):+.3f} to {np.max(diffs):+.3f} (median {np.median(diffs):+.3f})"
+            )
 
 
 if __name__ == "__main__":

@@ -777,7 +777,13 @@ _PARAMETERS_DOC = """
         ``RBF(lengthscale=1.0)``; the RVM does not learn its hyperparameters.
     method : {"sequential", "reestimate"}
         The fast sequential algorithm of PRML 7.2.2 (Tipping & Faul 2003), or the re-estimation
-        fixed point with pruning (7.87)–(7.89) / (7.116) (Tipping 2001).
+        fixed point with pruning (7.87)–(7.89) / (7.116) (Tipping 2001). The evidence has many
+        local maxima, and the two methods, started from the empty and the full model, can stop
+        at different ones; neither is sure to find the higher. Re-estimation never brings back
+        a pruned function, so it can stop where adding one would still raise the evidence. The
+        sequential method's cost grows with the number of relevance vectors: it is much the
+        faster when they are few. When the fit matters, run both and keep the higher
+        ``log_marginal_likelihood_``.
     bias : bool
         Include the constant basis function of (7.78), so that :math:`M = N + 1`.
     tol : float
