@@ -13,6 +13,7 @@ import functools
 import http.server
 import json
 import shutil
+import subprocess
 import threading
 from pathlib import Path
 
@@ -56,38 +57,74 @@ def student_site():
     server.shutdown()
 
 
+class Browser:
+    """Headless Chromium behind ChromeDriver, which a test can restart when a page hangs it.
+
+    Attribute access goes to the current ``selenium`` driver. Now and then a loaded 2-core
+    machine hangs a headless renderer so that not even the script timeout comes back;
+    :meth:`restart` then replaces the whole browser.
+    """
+
+    driver = None
+
+    def __init__(self, profiles):
+        self._profiles = profiles
+        self.restart()
+
+    def __getattr__(self, name):
+        return getattr(self.driver, name)
+
+    def restart(self):
+        """Close the current browser, if any, and start a fresh one with a new profile."""
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+
+        if self.driver is not None:
+            self.close()
+        self.profile = self._profiles.mktemp("chromium-profile")
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for flag in (
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-default-apps",
+            "--disable-extensions",
+            "--window-size=1280,900",
+            # the network is off for the pages: every host but the local server resolves to nothing
+            "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+            f"--user-data-dir={self.profile}",
+        ):
+            options.add_argument(flag)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+        self.driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+        self.driver.set_page_load_timeout(60)
+        self.driver.set_script_timeout(120)  # PAGE_REPORT gives up on its own waits after 80 s
+
+    def close(self):
+        """Quit the browser; if a hung renderer keeps it from quitting, kill its processes."""
+        quitting = threading.Thread(target=self.driver.quit, daemon=True)
+        quitting.start()
+        quitting.join(timeout=15)
+        # every Chromium process of this browser has its profile folder on the command line
+        subprocess.run(["pkill", "-9", "-f", str(self.profile)], check=False)
+        if self.driver.service.process is not None:
+            self.driver.service.process.kill()
+        self.driver = None
+
+
 @pytest.fixture(scope="session")
 def browser(tmp_path_factory):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-default-apps",
-        "--disable-extensions",
-        "--window-size=1280,900",
-        # the network is off for the pages: every host but the local server resolves to nothing
-        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-    driver.set_page_load_timeout(60)
-    driver.set_script_timeout(120)  # PAGE_REPORT gives up on its own waits after 80 s
+    session = Browser(tmp_path_factory)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    yield driver
-    driver.quit()
+    yield session
+    session.close()
 
 
 def requested_urls(driver, base):

@@ -21,6 +21,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 from bs4 import BeautifulSoup
+from selenium.common.exceptions import TimeoutException
+from urllib3.exceptions import ReadTimeoutError
 
 from .conftest import MAIN_SITE, ROOT, SCREENSHOTS, STUDENT_SITE, requested_urls
 
@@ -33,6 +35,11 @@ CONSOLE_ALLOW_LIST: list[tuple[str, str]] = []
 RAW_TEX = re.compile(
     r"\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{|\$[^$\n]{0,200}\\[A-Za-z]+[^$\n]{0,200}\$"
 )
+
+#: What a driver call raises when the browser does not answer in time.
+BROWSER_HUNG = (TimeoutException, ReadTimeoutError)
+#: PAGE_REPORT's answer for a load that hung the browser: nothing was measured.
+HUNG_REPORT = {"broken": [], "math": 0, "untypeset": [], "mathErrors": [], "text": ""}
 
 SKIPPED_FOLDERS = ("_static", "_sources", "_images", "_downloads")
 #: Requests that never reach a network.
@@ -98,13 +105,20 @@ def load_and_report(browser, url, attempts=2):
     """Load a page and run PAGE_REPORT on it.
 
     A load whose typesetting or image loading stalls is tried once more (a loaded 2-core machine
-    has stalled a headless page now and then); a page that stalls every time is reported.
+    has stalled a headless page now and then); a page that stalls every time is reported. So is
+    a page that hangs the browser itself (no answer within the driver's timeouts): the browser
+    is restarted before the next try.
     """
     for _ in range(attempts):
-        browser.get_log("browser")
-        browser.get_log("performance")
-        browser.get(url)
-        report = browser.execute_async_script(PAGE_REPORT)
+        try:
+            browser.get_log("browser")
+            browser.get_log("performance")
+            browser.get(url)
+            report = browser.execute_async_script(PAGE_REPORT)
+        except BROWSER_HUNG as error:
+            report = dict(HUNG_REPORT, stalled=[f"the browser itself ({type(error).__name__})"])
+            browser.restart()
+            continue
         if not report["stalled"]:
             break
     return report
