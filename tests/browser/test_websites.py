@@ -101,13 +101,13 @@ const within = (promise, ms) =>
 """
 
 
-def load_and_report(browser, url, attempts=2):
+def load_and_report(browser, url, attempts=3):
     """Load a page and run PAGE_REPORT on it.
 
-    A load whose typesetting or image loading stalls is tried once more (a loaded 2-core machine
+    A load whose typesetting or image loading stalls is tried again (a loaded 2-core machine
     has stalled a headless page now and then); a page that stalls every time is reported. So is
     a page that hangs the browser itself (no answer within the driver's timeouts): the browser
-    is restarted before the next try.
+    is restarted before the next try. Three tries in all.
     """
     for _ in range(attempts):
         try:
@@ -129,7 +129,7 @@ def check_page(browser, base, page):
     report = load_and_report(browser, f"{base}/{page}")
     problems = []
     if report["stalled"]:
-        problems.append(f"stalled twice: {report['stalled']}")
+        problems.append(f"stalled on every try: {report['stalled']}")
     if report["broken"]:
         problems.append(f"images that did not load: {report['broken']}")
     if report["untypeset"]:
