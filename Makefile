@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.kmlib-installed
 
-.PHONY: book test student browser lab bench clean
+.PHONY: book test student course browser lab bench clean
 
 # The execution cache keys on each notebook's own code, so it cannot see a change in kmlib:
 # drop the cache whenever a kmlib source file is newer than the last build.
@@ -35,12 +35,18 @@ $(CACHE_STAMP): $(KMLIB_SOURCES)
 test: $(STAMP)
 	$(ONE_BLAS_THREAD) $(BIN)/python -m pytest -n auto --dist loadfile
 
-## student: the students' edition: solution-free exercise notebooks (.md and .ipynb) in
-## _build/student/notebooks and the students' website in _build/student/site/_build/html
-## (its chapter pages reuse the main build's execution cache: run `make book` first)
+## student: the students' edition: solution-free exercise notebooks (.ipynb, plain Markdown) in
+## _build/student/notebooks, the kmlib wheel in _build/student, and the students' website in
+## _build/student/site/_build/html (its chapter pages reuse the main build's execution cache:
+## run `make book` first)
 student: $(STAMP) $(CACHE_STAMP)
 	$(BIN)/python tools/student_edition.py . _build/student
 	$(ONE_BLAS_THREAD) $(BIN)/jupyter-book build --all -W -n --keep-going _build/student/site
+
+## course: the exercises as an nbgrader course in _build/course (one assignment per exercise,
+## or the problem sets of a YAML file: make course PROBLEM_SETS=sets.yml)
+course: $(STAMP)
+	$(BIN)/python tools/course.py --out _build/course $(if $(PROBLEM_SETS),--problem-sets $(PROBLEM_SETS))
 
 ## browser: load both built websites in headless Chromium (Debian's chromium and chromedriver,
 ## installed here when missing) with the network off; screenshots go to _build/screenshots
@@ -49,10 +55,10 @@ browser: $(STAMP)
 		(apt-get update -qq && apt-get install -y -qq chromium chromium-driver)
 	$(BIN)/python -m pytest -m browser tests/browser
 
-## lab: open the MyST notebooks as notebooks in JupyterLab (jupytext pairs them on the fly)
+## lab: open the MyST pages as notebooks in JupyterLab, rendered by jupyterlab-myst
 lab: $(STAMP)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev]"
-	$(BIN)/jupyter lab --ServerApp.contents_manager_class=jupytext.TextFileContentsManager
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[lab]"
+	$(BIN)/jupyter lab --config=tools/jupyterlab/jupyter_lab_config.py
 
 ## bench: time kmlib against the reference libraries (prints ratios and agreement)
 bench: $(STAMP)

@@ -65,3 +65,31 @@ def pytest_collect_file(file_path, parent):
     wants_notebooks = getattr(options, "nbval", False) or getattr(options, "nbval_lax", False)
     if wants_notebooks and is_jupytext_notebook(file_path):
         return MystNotebook.from_parent(parent, path=file_path)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print the marks nbgrader gave each exercise's submissions (tests/nbgrader_course.py)."""
+    rows = []
+    for outcome in ("passed", "failed"):
+        for report in terminalreporter.stats.get(outcome, []):
+            properties = dict(getattr(report, "user_properties", []))
+            if "nbgrader" in properties:
+                exercise = report.nodeid.rsplit("[", 1)[-1].rstrip("]")
+                rows.append((exercise, properties, outcome))
+    if not rows:
+        return
+    terminalreporter.section("autograded marks from nbgrader (score/full)")
+    terminalreporter.write_line(
+        f"{'exercise':10s} {'source':>8s} {'blank':>8s} {'wrong':>8s} {'tampered':>9s} "
+        f"{'slowest cell':>13s}"
+    )
+    for exercise, properties, outcome in sorted(rows):
+        scores = properties["nbgrader"]
+        marks = [f"{scores[s][0]:g}/{scores[s][1]:g}" for s in ("source", "blank", "wrong")]
+        tampered = f"{scores['tampered'][0]:g}/{scores['tampered'][1]:g}"
+        slowest = f"{properties['slowest_cell']:.1f} s"
+        flag = "" if outcome == "passed" else "  FAILED"
+        terminalreporter.write_line(
+            f"{exercise:10s} {marks[0]:>8s} {marks[1]:>8s} {marks[2]:>8s} {tampered:>9s} "
+            f"{slowest:>13s}{flag}"
+        )

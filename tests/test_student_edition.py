@@ -1,62 +1,30 @@
-"""The students' edition: every exercise passes as written and fails once its answer is removed.
+"""The students' edition: every exercise follows the grading conventions and leaks nothing.
 
-For each exercise notebook three versions are executed:
-
-1. the instructors' version (the file itself) must run cleanly;
-2. the students' version (answers replaced by ``raise NotImplementedError``) must fail;
-3. the answers replaced by nothing at all (``pass``) must fail *in a check cell*, one that holds an
-   ``assert``: this proves that the checks themselves notice a missing answer, so none is vacuous.
+What the students see (the released notebooks and the students' website pages) is searched for
+every run of the solution (derivation and answer code) of at least ``LEAK_RUN`` tokens; the same
+search run on the instructors' version must find runs, so the search can fail. Whether the
+checks pass with the answers and fail without them is tested through nbgrader
+(``test_course_prml06.py``, ``test_course_prml07.py``).
 """
 
-import importlib.util
+import re
 from pathlib import Path, PurePosixPath
 
-import jupytext
+import nbformat
 import pytest
 import yaml
-from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError
+from nbgrader_course import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 EXERCISES = sorted((ROOT / "exercises").rglob("ex-*.md"))
 
-spec = importlib.util.spec_from_file_location("student_edition", ROOT / "tools/student_edition.py")
-student_edition = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(student_edition)
+exercises = load_tool("exercises")
+student_edition = load_tool("student_edition")
 
-
-def execute(text, folder, kernel_start_attempts=3):
-    """Run a MyST notebook; return None on success or ``(cell source, error)`` of the failure.
-
-    A kernel that dies before it answers is replaced, up to ``kernel_start_attempts`` times: with
-    tests on every core, kernels start side by side and now and then two pick the same port.
-    """
-    for attempt in range(1, kernel_start_attempts + 1):
-        notebook = jupytext.reads(text, fmt="md:myst")
-        client = NotebookClient(
-            notebook,
-            timeout=300,
-            kernel_name="python3",
-            resources={"metadata": {"path": str(folder)}},
-        )
-        failed = None
-        try:
-            client.execute()
-        except CellExecutionError as error:
-            failed = error
-        except RuntimeError as error:
-            if "before replying to kernel_info" in str(error) and attempt < kernel_start_attempts:
-                continue
-            raise
-        break
-    # an error output also counts when the cell itself succeeded (a figure that failed to draw)
-    for cell in notebook.cells:
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "error":
-                return cell.source, f"{output['ename']}: {output['evalue']}"
-    if failed is not None:
-        raise failed  # a failure that left no error output is not one we can attribute
-    return None
+#: Phrases that point at something only the solution holds.
+STRIPPED_REFERENCES = re.compile(
+    r"\\ast\b|\(\*\)|\bthe (?:solution|derivation)\b|\bderived (?:above|below)\b", re.I
+)
 
 
 @pytest.fixture(params=EXERCISES, ids=lambda path: path.stem)
@@ -64,72 +32,112 @@ def exercise(request):
     return request.param
 
 
-def test_every_exercise_marks_its_answers(exercise):
-    text = exercise.read_text(encoding="utf-8")
-    assert "{solution}" in text, "the derivation belongs in a {solution} directive"
-    assert "# BEGIN SOLUTION" in text, "answer code belongs between BEGIN/END SOLUTION markers"
-    assert "{exercise}" in text
-    student = student_edition.strip_solutions(text)
-    assert "{solution}" not in student and "BEGIN SOLUTION" not in student
+def test_every_exercise_declares_its_grading(exercise):
+    cells = exercises.read_exercise(exercise)  # raises on a broken convention
+    kinds = [cell.kind for cell in cells]
+    assert kinds.count("derivation") == 1 and "answer" in kinds and "check" in kinds
+    assert all(cell.points > 0 for cell in cells if cell.kind in ("check", "derivation"))
+    statement = next(cell for cell in cells if cell.grade_id == "exercise")
+    assert re.match(r"### PRML Exercise \d\.\d+ \(★+\)\n", statement.source), statement.source
 
 
-def test_instructor_version_passes(exercise):
-    failure = execute(exercise.read_text(encoding="utf-8"), exercise.parent)
-    assert failure is None, "the instructors' version fails with {1} in\n{0}".format(*failure)
+def test_students_see_no_solution(exercise):
+    cells = exercises.read_exercise(exercise)
+    released = [exercises.release_source(cell) for cell in cells]
+    website = student_edition.strip_solutions(exercise.read_text(encoding="utf-8"))
+    assert exercises.find_leaks(cells, released) == []
+    assert exercises.find_leaks(cells, [website]) == []
+    # the same search finds the solution in the instructors' version
+    assert exercises.find_leaks(cells, [cell.source for cell in cells])
+    assert exercises.find_leaks(cells, [exercise.read_text(encoding="utf-8")])
 
 
-def test_student_version_fails(exercise):
-    student = student_edition.strip_solutions(exercise.read_text(encoding="utf-8"))
-    failure = execute(student, exercise.parent)
-    assert failure is not None, "the students' version ran without its answers"
+def test_students_text_points_at_nothing_stripped(exercise):
+    cells = exercises.read_exercise(exercise)
+    written_here = ("derivation-prompt", "marks")  # by tools/exercises.py, not the author
+    visible = [
+        c.source for c in cells if c.kind in ("text", "code", "check") and c.grade_id not in (
+            written_here
+        )
+    ]
+    found = [match for text in visible for match in STRIPPED_REFERENCES.findall(text)]
+    assert not found, f"text outside the solution refers to it: {found}"
 
 
-def test_checks_notice_a_missing_answer(exercise):
-    blank = student_edition.strip_solutions(exercise.read_text(encoding="utf-8"), ["pass"])
-    failure = execute(blank, exercise.parent)
-    assert failure is not None, "the checks pass with the answers removed: they are vacuous"
-    source, error = failure
-    assert "assert" in source, f"the notebook failed outside a check cell ({error}):\n{source}"
+def test_students_notebooks_are_plain_markdown(exercise):
+    notebook = exercises.to_notebook(exercises.read_exercise(exercise), release=True)
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            assert not re.search(r"^(`{3,}|:{3,})\{", cell.source, re.M), cell.source
+            assert not exercises.ANY_ROLE.search(cell.source), cell.source
+            assert "BEGIN SOLUTION" not in cell.source
+        else:
+            assert "BEGIN SOLUTION" not in cell.source
+    derivation = [
+        c.source for c in notebook.cells
+        if c.metadata.get("nbgrader", {}).get("grade_id") == "derivation"
+    ]
+    assert derivation == [exercises.TEXT_STUB]
+
+
+def test_read_exercise_on_a_small_example(tmp_path):
+    source = tmp_path / "ex-0-01.md"
+    source.write_text(
+        "# Exercise 0.1\n\n```{exercise} PRML Exercise 0.1 (★)\n:label: e\nShow it, as in "
+        "{cite}`rahimi2007random`.\n```\n\n+++ {\"points\": 3}\n\n````{solution} e\n:class: "
+        "dropdown\nThe derivation.\n````\n\n+++\n\n```{code-cell} ipython3\nx = 2\n```\n\n"
+        "```{code-cell} ipython3\ndef f(x):\n    # BEGIN SOLUTION\n    return 2 * x\n"
+        "    # END SOLUTION\n```\n\n```{code-cell} ipython3\n:points: 2\n\nassert f(x) == 4\n```\n",
+        encoding="utf-8",
+    )
+    cells = exercises.read_exercise(source)
+    assert [c.kind for c in cells] == [
+        "text", "text", "text", "text", "derivation", "code", "answer", "check"
+    ]
+    assert cells[1].source == "### PRML Exercise 0.1 (★)\n\nShow it, as in Rahimi and Recht (2007)."
+    assert "3 points" in cells[2].source and "2 points" in cells[2].source
+    assert cells[4].points == 3 and cells[7].points == 2
+    assert cells[7].source.startswith("# Check 1 of 1: 2 points\n")
+    assert exercises.release_source(cells[6]) == (
+        "def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()"
+    )
+    assert exercises.release_source(cells[4]) == exercises.TEXT_STUB
+    # a check that sits after a locked code cell cannot be restored by nbgrader: refused
+    text = source.read_text(encoding="utf-8")
+    source.write_text(text + "\n```{code-cell} ipython3\ny = 1\n```\n\n" + text[text.rindex(
+        "```{code-cell} ipython3\n:points"):], encoding="utf-8")
+    with pytest.raises(exercises.ExerciseFormatError, match="between the first answer"):
+        exercises.read_exercise(source)
+    source.write_text(text.replace('+++ {"points": 3}', "+++"), encoding="utf-8")
+    with pytest.raises(exercises.ExerciseFormatError, match="declares its marks"):
+        exercises.read_exercise(source)
 
 
 def test_strip_solutions_on_a_small_example():
     text = (
-        "```{exercise}\n:label: e\nShow it.\n```\n\n"
+        "```{exercise}\n:label: e\nShow it.\n```\n\n+++ {\"points\": 2}\n\n"
         "````{solution} e\n:class: dropdown\nThe derivation.\n```python\nx = 1\n```\n````\n\n"
-        "```{code-cell} ipython3\ndef f(x):\n    # BEGIN SOLUTION\n    return 2 * x\n"
-        "    # END SOLUTION\n\nassert f(2) == 4\n```\n"
+        "+++\n\nCheck text.\n\n```{code-cell} ipython3\ndef f(x):\n    # BEGIN SOLUTION\n"
+        "    return 2 * x\n    # END SOLUTION\n```\n\n```{code-cell} ipython3\n:points: 1\n\n"
+        "assert f(2) == 4\n```\n"
     )
     student = student_edition.strip_solutions(text)
-    assert "derivation" not in student and "2 * x" not in student
-    assert "Show it." in student and "assert f(2) == 4" in student
-    assert '    raise NotImplementedError("write your solution here")\n' in student
+    assert "derivation" not in student and "2 * x" not in student and "+++" not in student
+    assert "Show it." in student and "Check text." in student and "assert f(2) == 4" in student
+    assert "    raise NotImplementedError()\n" in student
     with pytest.raises(ValueError, match="never closed"):
         student_edition.strip_solutions("```{solution} e\nopen\n")
     with pytest.raises(ValueError, match="no '# END SOLUTION'"):
         student_edition.strip_solutions("# BEGIN SOLUTION\nx = 1\n")
 
 
-def test_student_edition_writes_markdown_and_notebooks(tmp_path):
+def test_student_edition_writes_a_notebook_per_exercise(tmp_path):
     written = student_edition.write_student_edition(ROOT / "exercises", tmp_path)
     assert len(written) == len(EXERCISES)
     for path in written:
-        assert path.with_suffix(".ipynb").is_file()
-        assert "BEGIN SOLUTION" not in path.read_text(encoding="utf-8")
-
-
-def test_grading_counts_the_checks_that_pass(tmp_path):
-    grade_spec = importlib.util.spec_from_file_location("grade", ROOT / "tools/grade.py")
-    grading = importlib.util.module_from_spec(grade_spec)
-    grade_spec.loader.exec_module(grading)
-    source = ROOT / "exercises" / "prml06" / "ex-6-01.md"
-    full = grading.grade(source)
-    assert full.total >= 1 and full.passed == full.total and not full.failures
-    student = tmp_path / source.name
-    student.write_text(student_edition.strip_solutions(source.read_text(encoding="utf-8")))
-    stripped = grading.grade(student)
-    assert stripped.total == full.total  # the checks are all still there
-    assert stripped.passed < stripped.total
-    assert all(":" in error for _, error in stripped.failures)
+        notebook = nbformat.read(path, as_version=4)
+        assert notebook.cells[0].cell_type == "markdown"
+        assert all("BEGIN SOLUTION" not in cell.source for cell in notebook.cells)
 
 
 def test_student_site_source_is_the_book_with_the_exercises_stripped(tmp_path):

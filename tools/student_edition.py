@@ -1,46 +1,52 @@
-"""Write the students' edition of the exercise notebooks: solutions out, checks kept.
+"""Write the students' edition: solution-free exercise notebooks, a kmlib wheel, the website.
 
-An exercise notebook (jupytext MyST markdown) marks its answers in two ways:
+The exercise sources follow the conventions of ``tools/exercises.py``. The students' edition
 
-* the derivation sits in a ``{solution}`` directive (backtick or colon fence);
-* code that is the answer sits between ``# BEGIN SOLUTION`` and ``# END SOLUTION`` lines, the
-  markers nbgrader uses.
-
-The students' copy drops the directives and replaces each marked block with a placeholder at the
-same indentation, so the notebook still parses and the checks below the block are untouched.
+* writes each exercise as an ``.ipynb`` notebook for any Jupyter: plain Markdown (no MyST), the
+  derivation and answer code replaced by nbgrader's stubs, checks kept and labelled with their
+  marks (the same notebook nbgrader releases);
+* writes the source of the students' website: the book with each exercise page stripped of its
+  ``{solution}`` and answer code (there the MyST directives stay, since Sphinx renders them).
 
 Usage::
 
     python tools/student_edition.py . _build/student
 
-writes the students' notebooks, ``_build/student/notebooks/exercises/<chapter>/ex-*.md`` and the
-matching ``.ipynb``, and the source of the students' website, ``_build/student/site``: the whole
-book with the exercises replaced by their students' versions.
-``make student`` then builds that site into ``_build/student/site/_build/html``. Its chapter
-pages take their outputs from the main book's execution cache (so build the book first, or they
-run again); the exercise pages are not executed, since without their answers they would fail.
+writes ``_build/student/notebooks/exercises/<chapter>/ex-*.ipynb``, the kmlib wheel
+``_build/student/kmlib-<version>-py3-none-any.whl`` and the site source ``_build/student/site``;
+``make student`` then builds the site into ``_build/student/site/_build/html``. The site's chapter pages take their outputs from
+the main book's execution cache (so build the book first, or they run again); the exercise pages
+are not executed, since without their answers they would fail.
 """
 
 from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
-import jupytext
+import nbformat
 import yaml
 
-SOLUTION_DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{solution\}")
-BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN SOLUTION[ \t]*$")
-END = re.compile(r"^[ \t]*# END SOLUTION[ \t]*$")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import exercises  # noqa: E402  (a sibling script, not a package)
 
-#: What a student sees where the answer code was (nbgrader's convention).
-PLACEHOLDER = ("# YOUR CODE HERE", 'raise NotImplementedError("write your solution here")')
+ROOT = exercises.ROOT
+
+SOLUTION_DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{solution\}")
+CELL_BREAK = re.compile(r"^\+\+\+([ \t]+\{.*\})?[ \t]*$")
+
+#: What a student sees where the answer code was (nbgrader's stub).
+PLACEHOLDER = tuple(exercises.CODE_STUB.splitlines())
 
 
 def strip_solutions(text, placeholder=PLACEHOLDER):
-    """Remove solution directives and answer code from the text of an exercise notebook.
+    """Remove solution directives and answer code from the MyST text of an exercise notebook.
+
+    The cell breaks (``+++``) that set the derivation apart go with it.
 
     Parameters
     ----------
@@ -52,7 +58,7 @@ def strip_solutions(text, placeholder=PLACEHOLDER):
     Returns
     -------
     str
-        The students' version.
+        The students' version, still MyST (for the students' website).
 
     Raises
     ------
@@ -64,18 +70,20 @@ def strip_solutions(text, placeholder=PLACEHOLDER):
     i = 0
     while i < len(lines):
         directive = SOLUTION_DIRECTIVE.match(lines[i])
-        begin = BEGIN.match(lines[i])
+        begin = exercises.BEGIN.match(lines[i])
         if directive:
             fence = directive["fence"]
             end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == fence), None)
             if end is None:
                 raise ValueError(f"line {i + 1}: the {{solution}} directive is never closed")
+            while out and (not out[-1].strip() or CELL_BREAK.match(out[-1])):
+                out.pop()  # the cell break (with the derivation's points) before it
+            out.append("\n")
             i = end + 1
-            # drop one blank line after the directive so that none pile up
-            if i < len(lines) and not lines[i].strip() and out and not out[-1].strip():
-                i += 1
+            while i < len(lines) and (not lines[i].strip() or CELL_BREAK.match(lines[i])):
+                i += 1  # and the one after it
         elif begin:
-            end = next((j for j in range(i + 1, len(lines)) if END.match(lines[j])), None)
+            end = next((j for j in range(i + 1, len(lines)) if exercises.END.match(lines[j])), None)
             if end is None:
                 raise ValueError(f"line {i + 1}: '# BEGIN SOLUTION' has no '# END SOLUTION'")
             out.extend(f"{begin['indent']}{line}\n" for line in placeholder)
@@ -87,30 +95,70 @@ def strip_solutions(text, placeholder=PLACEHOLDER):
 
 
 def write_student_edition(source_dir, output_dir):
-    """Write stripped ``.md`` and ``.ipynb`` copies of every exercise notebook.
+    """Write the students' notebook (``.ipynb``, plain Markdown) of every exercise.
 
     Parameters
     ----------
     source_dir : path
         Folder searched recursively for ``ex-*.md``.
     output_dir : path
-        Folder that receives the copies, mirroring the source layout under ``source_dir``'s name.
+        Folder that receives the notebooks, mirroring the source layout under ``source_dir``'s
+        name.
 
     Returns
     -------
     list of Path
-        The ``.md`` files written.
+        The notebooks written.
     """
     source_dir, output_dir = Path(source_dir), Path(output_dir)
     written = []
     for source in sorted(source_dir.rglob("ex-*.md")):
-        target = output_dir / source_dir.name / source.relative_to(source_dir)
+        target = (output_dir / source_dir.name / source.relative_to(source_dir)).with_suffix(
+            ".ipynb"
+        )
         target.parent.mkdir(parents=True, exist_ok=True)
-        student = strip_solutions(source.read_text(encoding="utf-8"))
-        target.write_text(student, encoding="utf-8")
-        jupytext.write(jupytext.reads(student, fmt="md:myst"), target.with_suffix(".ipynb"))
+        notebook = exercises.to_notebook(exercises.read_exercise(source), release=True)
+        nbformat.write(notebook, target)
         written.append(target)
     return written
+
+
+def build_wheel(output_dir, root=ROOT):
+    """Build the kmlib wheel that students install, without network access.
+
+    The package is copied to a temporary folder first, so that the build leaves nothing in the
+    repository; the build uses the environment's setuptools (no build isolation, no download).
+
+    Parameters
+    ----------
+    output_dir : path
+        Folder that receives the wheel; earlier kmlib wheels in it are removed.
+    root : path
+        The repository.
+
+    Returns
+    -------
+    Path
+        The wheel.
+    """
+    output_dir = Path(output_dir).resolve()
+    output_dir.mkdir(parents=True, exist_ok=True)
+    for old in output_dir.glob("kmlib-*.whl"):
+        old.unlink()
+    with tempfile.TemporaryDirectory() as folder:
+        for name in ("pyproject.toml", "README.md"):
+            shutil.copy(Path(root) / name, folder)
+        shutil.copytree(
+            Path(root) / "kmlib", Path(folder) / "kmlib",
+            ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
+        )
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check",
+             "--no-deps", "--no-build-isolation", "--wheel-dir", str(output_dir), folder],
+            check=True,
+        )
+    (wheel,) = output_dir.glob("kmlib-*.whl")
+    return wheel
 
 
 #: Shown at the top of every page of the students' website.
@@ -142,9 +190,10 @@ def write_student_site(root, site_dir):
     site_dir.mkdir(parents=True)
     for folder in ("book", "chapters"):
         shutil.copytree(root / folder, site_dir / folder, ignore=shutil.ignore_patterns("_build"))
-    write_student_edition(root / "exercises", site_dir)
-    for notebook in (site_dir / "exercises").rglob("*.ipynb"):
-        notebook.unlink()  # the .md is the page; a second copy would be a duplicate document
+    for source in sorted((root / "exercises").rglob("ex-*.md")):
+        page = site_dir / source.relative_to(root)
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(strip_solutions(source.read_text(encoding="utf-8")), encoding="utf-8")
 
     shutil.copy(root / "_toc.yml", site_dir / "_toc.yml")
     config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
@@ -166,7 +215,9 @@ def main(argv):
         sys.exit("usage: python tools/student_edition.py REPOSITORY OUTPUT_DIR")
     root, output = Path(argv[1]), Path(argv[2])
     written = write_student_edition(root / "exercises", output / "notebooks")
-    print(f"wrote {len(written)} student notebooks (.md and .ipynb) under {output / 'notebooks'}")
+    print(f"wrote {len(written)} students' notebooks under {output / 'notebooks'}")
+    wheel = build_wheel(output, root)
+    print(f"built {wheel}: students install it with `pip install {wheel.name}`")
     site = write_student_site(root, output / "site")
     print(f"wrote the students' website source to {site}")
 

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import sys
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import nbformat
 import pytest
 from bs4 import BeautifulSoup
 from selenium.common.exceptions import TimeoutException
@@ -265,35 +267,18 @@ def test_screenshots_of_a_few_pages(browser, main_site, page):
 
 
 # ----------------------------------------------------------------------------- students' site
-spec = importlib.util.spec_from_file_location("student_edition", ROOT / "tools/student_edition.py")
-student_edition = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(student_edition)
+def load_tool(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
+exercises = load_tool("exercises")
+student_edition = load_tool("student_edition")
 
 EXERCISES = sorted((ROOT / "exercises").rglob("ex-*.md"))
-WORD = re.compile(r"[A-Za-z]{2,}")
-NGRAM = 8  # runs of this many words identify a sentence of a solution
-
-
-def removed_text(source):
-    """The prose word runs and the code lines that only the solutions contain.
-
-    A line or run that also occurs in the students' version (a check may repeat a line of the
-    answer, an exercise may quote a formula that its solution restates) is not solution text.
-    """
-    text = source.read_text(encoding="utf-8")
-    student = student_edition.strip_solutions(text)
-    kept = set(student.splitlines())
-    squeezed_student = " ".join(student.split())
-    student_runs = " ".join(WORD.findall(student))
-    removed = [line.strip() for line in text.splitlines() if line not in kept]
-    code = {
-        line
-        for line in removed
-        if len(line) >= 25 and re.search(r"[=(]", line) and line not in squeezed_student
-    }
-    words = WORD.findall(" ".join(line for line in removed if not re.search(r"[=(]", line)))
-    runs = {" ".join(words[i : i + NGRAM]) for i in range(len(words) - NGRAM + 1)}
-    return {run for run in runs if run not in student_runs}, code
 
 
 def page_text(path):
@@ -301,28 +286,28 @@ def page_text(path):
     return soup.get_text(" ")
 
 
-def leaks(prose, code, text):
-    """The solution word runs and answer code lines that occur in ``text``."""
-    runs = " ".join(WORD.findall(text))
-    squeezed = " ".join(text.split())
-    return [run for run in prose if run in runs] + [line for line in code if line in squeezed]
+def shown_text(path):
+    """The text a reader sees in a built page, a page source or a notebook."""
+    if path.suffix == ".html":
+        return page_text(path)
+    if path.suffix == ".ipynb":
+        return "\n".join(cell.source for cell in nbformat.read(path, as_version=4).cells)
+    return path.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("source", EXERCISES, ids=lambda path: path.stem)
 def test_students_exercise_page_and_downloads_carry_no_solution(source):
-    prose, code = removed_text(source)
-    assert prose, f"{source.name}: no solution prose found to look for"
+    cells = exercises.read_exercise(source)
     relative = source.relative_to(ROOT).with_suffix("")
     instructors = MAIN_SITE / relative.with_suffix(".html")
     # the search finds the solution on the instructors' page, so it can find it elsewhere
-    assert leaks(prose, code, page_text(instructors)), f"{instructors} shows no solution text"
+    assert exercises.find_leaks(cells, [page_text(instructors)]), f"{instructors}: no solution"
     places = [STUDENT_SITE / relative.with_suffix(".html")]
     places += sorted((STUDENT_SITE / "_sources").glob(f"{relative}.*"))
     places += sorted((ROOT / "_build" / "student" / "notebooks").glob(f"{relative}.*"))
     assert len(places) >= 3, f"missing students' files for {relative}: {places}"
     for place in places:
-        text = page_text(place) if place.suffix == ".html" else place.read_text(encoding="utf-8")
-        found = leaks(prose, code, text)
+        found = exercises.find_leaks(cells, [shown_text(place)])
         assert not found, f"{place} shows solution text: {found[:3]}"
 
 

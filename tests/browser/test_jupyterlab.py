@@ -1,0 +1,122 @@
+"""The MyST pages opened as notebooks in JupyterLab read as they do on the website.
+
+JupyterLab starts headless on 127.0.0.1 with the configuration ``make lab`` uses
+(``tools/jupyterlab``): jupytext opens a ``.md`` page as a notebook and jupyterlab-myst renders
+its markdown. In headless Chromium, on one chapter page and one exercise, every markdown cell must
+be rendered by MyST, no directive fence, option line or raw role may be visible, and the
+mathematics must be typeset.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT, SCREENSHOTS
+
+pytestmark = pytest.mark.browser
+
+PAGES = {
+    "chapter": "chapters/prml07/7-1-maximum-margin-classifiers.md",
+    "exercise": "exercises/prml06/ex-6-21.md",
+}
+
+#: What the notebook panel shows: markdown cells, those MyST rendered, typeset formulas,
+#: exercise boxes, and the visible text.
+PANEL_REPORT = """
+const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+if (!panel) { return null; }
+const markdown = panel.querySelectorAll('.jp-MarkdownCell');
+return {
+  markdown: markdown.length,
+  myst: [...markdown].filter(cell => cell.querySelector('.myst')).length,
+  katex: panel.querySelectorAll('.jp-MarkdownCell .katex').length,
+  exercises: panel.querySelectorAll('.myst-exercise').length,
+  text: [...markdown].map(cell => cell.innerText).join('\\n'),
+};
+"""
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def jupyterlab(tmp_path_factory):
+    """JupyterLab on a free local port, with its own settings and no user configuration."""
+    home = tmp_path_factory.mktemp("jupyter-home")
+    port, token = free_port(), secrets.token_hex(16)
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(home / "config"),
+        "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
+    }
+    command = [
+        str(Path(sys.executable).parent / "jupyter-lab"),
+        f"--config={ROOT / 'tools' / 'jupyterlab' / 'jupyter_lab_config.py'}",
+        "--no-browser",
+        "--allow-root",  # CI runs as root
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={ROOT}",
+    ]
+    log = (home / "jupyterlab.log").open("w")
+    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=5)
+            break
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                server.kill()
+                pytest.fail(f"JupyterLab did not start:\n{(home / 'jupyterlab.log').read_text()}")
+            time.sleep(1)
+    yield url, token
+    server.terminate()
+    server.wait(timeout=30)
+    log.close()
+
+
+def rendered(browser, timeout=120):
+    """Wait until every markdown cell of the open notebook is rendered; return the report."""
+    deadline, last = time.monotonic() + timeout, None
+    while time.monotonic() < deadline:
+        report = browser.execute_script(PANEL_REPORT)
+        done = report and report["markdown"] and report["myst"] == report["markdown"]
+        if done and report == last:  # unchanged for a second: rendering has finished
+            return report
+        last = report if done else None
+        time.sleep(1)
+    return browser.execute_script(PANEL_REPORT)
+
+
+@pytest.mark.parametrize("kind", sorted(PAGES))
+def test_page_opens_as_a_notebook_rendered_with_myst(browser, jupyterlab, kind):
+    url, token = jupyterlab
+    browser.get(f"{url}/lab/tree/{PAGES[kind]}?token={token}")
+    report = rendered(browser)
+    browser.save_screenshot(str(SCREENSHOTS / f"jupyterlab_{kind}.png"))
+    assert report, f"{PAGES[kind]} did not open as a notebook"
+    assert report["markdown"] >= 5 and report["myst"] == report["markdown"], report
+    text = report["text"]
+    for raw in ("```", ":::", ":label:", "{ref}", "{doc}", "{cite}", "{exercise}", "{solution}"):
+        assert raw not in text, f"{PAGES[kind]} shows raw MyST {raw!r}"
+    assert "$$" not in text and "\\tag" not in text, "untypeset mathematics"
+    assert report["katex"] >= 20, report["katex"]
+    if kind == "exercise":
+        assert report["exercises"] == 2  # the exercise and its (folded) solution
+        assert "PRML Exercise 6.21 (★★)" in text
