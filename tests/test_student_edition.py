@@ -16,9 +16,8 @@ import yaml
 from nbgrader_course import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
-EXERCISES = sorted((ROOT / "exercises").rglob("ex-*.md"))
-
 exercises = load_tool("exercises")
+EXERCISES = exercises.exercise_sources()
 student_edition = load_tool("student_edition")
 
 #: Phrases that point at something only the solution holds.
@@ -158,3 +157,10 @@ def test_student_site_source_is_the_book_with_the_exercises_stripped(tmp_path):
         assert "{solution}" not in text and "BEGIN SOLUTION" not in text
     chapter = "chapters/prml07/7-2-2-analysis-of-sparsity.md"
     assert (site / chapter).read_text() == (ROOT / chapter).read_text()
+
+
+def test_every_exercise_has_a_wrong_answer_in_the_course_tests():
+    from test_course_prml06 import MISTAKES as chapter_6
+    from test_course_prml07 import MISTAKES as chapter_7
+
+    assert sorted({**chapter_6, **chapter_7}) == [path.stem for path in EXERCISES]

@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import exercises  # noqa: E402  (a sibling script, not a package)
 
 ROOT = Path(__file__).resolve().parents[1]
-EXERCISES = {path.stem: path for path in sorted((ROOT / "exercises").rglob("ex-*.md"))}
+EXERCISES = {path.stem: path for path in exercises.exercise_sources()}
 
 #: The course's nbgrader configuration; every setting says why it is there.
 CONFIG = '''\

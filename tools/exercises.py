@@ -65,6 +65,11 @@ class Cell:
         return "markdown" if self.kind in ("text", "derivation") else "code"
 
 
+def exercise_sources(root=ROOT):
+    """The exercise sources, ``exercises/<chapter>/ex-*.md``, in order (no checkpoint copies)."""
+    return sorted(Path(root).joinpath("exercises").glob("*/ex-*.md"))
+
+
 class ExerciseFormatError(ValueError):
     """The exercise source does not follow the conventions in this module's docstring."""
 

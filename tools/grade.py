@@ -37,7 +37,7 @@ from nbclient import NotebookClient
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import exercises  # noqa: E402  (a sibling script, not a package)
 
-EXERCISES = {path.stem: path for path in sorted((exercises.ROOT / "exercises").rglob("ex-*.md"))}
+EXERCISES = {path.stem: path for path in exercises.exercise_sources()}
 #: Errors a check raises when something it uses was never defined or is broken upstream.
 KNOCK_ON = ("NameError", "AttributeError", "TypeError", "NotImplementedError", "UnboundLocalError")
 

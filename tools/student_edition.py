@@ -100,7 +100,7 @@ def write_student_edition(source_dir, output_dir):
     Parameters
     ----------
     source_dir : path
-        Folder searched recursively for ``ex-*.md``.
+        The repository's ``exercises`` folder.
     output_dir : path
         Folder that receives the notebooks, mirroring the source layout under ``source_dir``'s
         name.
@@ -112,7 +112,7 @@ def write_student_edition(source_dir, output_dir):
     """
     source_dir, output_dir = Path(source_dir), Path(output_dir)
     written = []
-    for source in sorted(source_dir.rglob("ex-*.md")):
+    for source in exercises.exercise_sources(source_dir.parent):
         target = (output_dir / source_dir.name / source.relative_to(source_dir)).with_suffix(
             ".ipynb"
         )
@@ -190,7 +190,7 @@ def write_student_site(root, site_dir):
     site_dir.mkdir(parents=True)
     for folder in ("book", "chapters"):
         shutil.copytree(root / folder, site_dir / folder, ignore=shutil.ignore_patterns("_build"))
-    for source in sorted((root / "exercises").rglob("ex-*.md")):
+    for source in exercises.exercise_sources(root):
         page = site_dir / source.relative_to(root)
         page.parent.mkdir(parents=True, exist_ok=True)
         page.write_text(strip_solutions(source.read_text(encoding="utf-8")), encoding="utf-8")

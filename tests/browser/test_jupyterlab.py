@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -53,8 +54,15 @@ def free_port():
 
 @pytest.fixture(scope="module")
 def jupyterlab(tmp_path_factory):
-    """JupyterLab on a free local port, with its own settings and no user configuration."""
+    """JupyterLab on a free local port, with its own settings and no user configuration.
+
+    It serves copies of the pages, so that the checkpoints it writes stay out of the repository.
+    """
     home = tmp_path_factory.mktemp("jupyter-home")
+    pages = home / "pages"
+    for page in PAGES.values():
+        (pages / page).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / page, pages / page)
     port, token = free_port(), secrets.token_hex(16)
     env = {
         **os.environ,
@@ -70,7 +78,7 @@ def jupyterlab(tmp_path_factory):
         "--ServerApp.ip=127.0.0.1",
         f"--ServerApp.port={port}",
         f"--IdentityProvider.token={token}",
-        f"--ServerApp.root_dir={ROOT}",
+        f"--ServerApp.root_dir={pages}",
     ]
     log = (home / "jupyterlab.log").open("w")
     server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)

@@ -278,7 +278,7 @@ def load_tool(name):
 exercises = load_tool("exercises")
 student_edition = load_tool("student_edition")
 
-EXERCISES = sorted((ROOT / "exercises").rglob("ex-*.md"))
+EXERCISES = exercises.exercise_sources()
 
 
 def page_text(path):
