@@ -1,7 +1,7 @@
 """Run one exercise through nbgrader as an instructor would, with four submissions.
 
 ``tools/course.py`` writes the exercise as a one-assignment course; nbgrader generates the
-students' version, then autogrades four submissions and writes their feedback:
+students' version, then autogrades four submissions and writes the feedback of one:
 
 * ``source``: the instructors' notebook, answers in place;
 * ``blank``: the students' version as released, nothing answered;
@@ -10,7 +10,8 @@ students' version, then autogrades four submissions and writes their feedback:
 * ``tampered``: the wrong submission with every check weakened (asserts turned into prints,
   ``np.testing`` calls into no-ops) and its last check deleted.
 
-The per-check results come from nbgrader's gradebook. Used by ``test_course_prml06.py`` and
+The per-check results come from nbgrader's gradebook; nbgrader writes the feedback of the wrong
+submission, whose failing checks it must explain. Used by ``test_course_prml06.py`` and
 ``test_course_prml07.py`` through :func:`course_test` (one module per chapter, so that
 pytest-xdist, which keeps a module on one worker, runs them side by side).
 """
@@ -86,9 +87,9 @@ class Result:
     score: float
     max_score: float
     failed: frozenset  # the autograded checks that scored nothing
-    feedback: str  # the HTML feedback nbgrader wrote
     errors: list  # (cell, error name) of each error output in the autograded notebook
     slowest_cell: float  # seconds, the longest any cell ran under nbgrader
+    feedback: str = ""  # the HTML feedback nbgrader wrote (for the wrong submission)
 
 
 def run_course(exercise, course, mistake):
@@ -133,20 +134,20 @@ def run_course(exercise, course, mistake):
             folder.mkdir(parents=True)
             nbformat.write(notebook, folder / name)
             graded = autograde(api, exercise, student)
-            feedback = api.generate_feedback(exercise, student)
-            assert feedback["success"], feedback.get("error") or feedback["log"]
             grades = gradebook.find_submission_notebook(name[:-6], exercise, student).grades
             autograded = [grade for grade in grades if grade.cell.name.startswith("check-")]
             results[student] = Result(
                 score=sum(grade.score for grade in autograded),
                 max_score=sum(grade.max_score for grade in autograded),
                 failed=frozenset(g.cell.name for g in autograded if g.score < g.max_score),
-                feedback=(course / "feedback" / student / exercise / f"{exercise}.html").read_text(
-                    encoding="utf-8"
-                ),
                 errors=_errors(course / "autograded" / student / exercise / name),
                 slowest_cell=_slowest_cell(course / "autograded" / student / exercise / name),
             )
+    feedback = api.generate_feedback(exercise, "wrong")  # the submission with failing checks
+    assert feedback["success"], feedback.get("error") or feedback["log"]
+    results["wrong"].feedback = (course / "feedback" / "wrong" / exercise / name).with_suffix(
+        ".html"
+    ).read_text(encoding="utf-8")
     return results
 
 
