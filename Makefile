@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.kmlib-installed
 
-.PHONY: book test student course browser lab bench clean
+.PHONY: book test student wheel course browser lab bench clean
 
 # The execution cache keys on each notebook's own code, so it cannot see a change in kmlib:
 # drop the cache whenever a kmlib source file is newer than the last build.
@@ -42,6 +42,10 @@ test: $(STAMP)
 student: $(STAMP) $(CACHE_STAMP)
 	$(BIN)/python tools/student_edition.py . _build/student
 	$(ONE_BLAS_THREAD) $(BIN)/jupyter-book build --all -W -n --keep-going _build/student/site
+
+## wheel: only the kmlib wheel that students install, in _build/student
+wheel: $(STAMP)
+	$(BIN)/python tools/student_edition.py . _build/student --wheel-only
 
 ## course: the exercises as an nbgrader course in _build/course (one assignment per exercise,
 ## or the problem sets of a YAML file: make course PROBLEM_SETS=sets.yml)

@@ -22,7 +22,7 @@ with ``release=True`` the students' version (answers replaced by nbgrader's stub
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import jupytext
@@ -58,7 +58,6 @@ class Cell:
     source: str
     grade_id: str
     points: float = 0
-    metadata: dict = field(default_factory=dict)
 
     @property
     def cell_type(self):
@@ -213,26 +212,33 @@ def read_exercise(path):
         return f"{kind}-{counts[kind]}"
 
     cells = []
-    for cell in notebook.cells:
-        if cell.cell_type == "markdown":
-            cells.extend(_markdown_cells(cell, bibliography, counter))
-            continue
-        source = cell.source
-        has_answer = any(BEGIN.match(line) for line in source.splitlines())
-        points = cell.metadata.get("points")
-        if has_answer and points is not None:
-            raise ExerciseFormatError("a check cell must not hold answer code:\n" + source)
-        if has_answer:
-            _check_markers(source)
-            cells.append(Cell("answer", source, counter("answer")))
-        elif points is not None:
-            cells.append(Cell("check", source, counter("check"), float(points)))
-        else:
-            cells.append(Cell("code", source, counter("code")))
+    try:
+        for cell in notebook.cells:
+            if cell.cell_type == "markdown":
+                cells.extend(_markdown_cells(cell, bibliography, counter))
+            else:
+                cells.append(_code_cell(cell, counter))
+    except ExerciseFormatError as error:
+        raise ExerciseFormatError(f"{path.name}: {error}") from None
     _check_structure(path, cells)
     _number_checks(cells)
     cells.insert(_after("exercise", cells), Cell("text", marks_line(cells), "marks"))
     return cells
+
+
+def _code_cell(cell, counter):
+    """The graded cell of one code cell of the source: answer, check or locked code."""
+    source = cell.source
+    has_answer = any(BEGIN.match(line) for line in source.splitlines())
+    points = cell.metadata.get("points")
+    if has_answer and points is not None:
+        raise ExerciseFormatError("a check cell must not hold answer code:\n" + source)
+    if has_answer:
+        _check_markers(source)
+        return Cell("answer", source, counter("answer"))
+    if points is not None:
+        return Cell("check", source, counter("check"), float(points))
+    return Cell("code", source, counter("code"))
 
 
 def _check_markers(source):

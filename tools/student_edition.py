@@ -10,7 +10,7 @@ The exercise sources follow the conventions of ``tools/exercises.py``. The stude
 
 Usage::
 
-    python tools/student_edition.py . _build/student
+    python tools/student_edition.py . _build/student [--wheel-only]
 
 writes ``_build/student/notebooks/exercises/<chapter>/ex-*.ipynb``, the kmlib wheel
 ``_build/student/kmlib-<version>-py3-none-any.whl`` and the site source ``_build/student/site``;
@@ -21,6 +21,7 @@ are not executed, since without their answers they would fail.
 
 from __future__ import annotations
 
+import argparse
 import re
 import shutil
 import subprocess
@@ -210,17 +211,21 @@ def write_student_site(root, site_dir):
     return site_dir
 
 
-def main(argv):
-    if len(argv) != 3:
-        sys.exit("usage: python tools/student_edition.py REPOSITORY OUTPUT_DIR")
-    root, output = Path(argv[1]), Path(argv[2])
-    written = write_student_edition(root / "exercises", output / "notebooks")
-    print(f"wrote {len(written)} students' notebooks under {output / 'notebooks'}")
-    wheel = build_wheel(output, root)
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("repository", type=Path)
+    parser.add_argument("output", type=Path, help="for example _build/student")
+    parser.add_argument("--wheel-only", action="store_true", help="only build the kmlib wheel")
+    args = parser.parse_args(argv)
+    wheel = build_wheel(args.output, args.repository)
     print(f"built {wheel}: students install it with `pip install {wheel.name}`")
-    site = write_student_site(root, output / "site")
+    if args.wheel_only:
+        return
+    written = write_student_edition(args.repository / "exercises", args.output / "notebooks")
+    print(f"wrote {len(written)} students' notebooks under {args.output / 'notebooks'}")
+    site = write_student_site(args.repository, args.output / "site")
     print(f"wrote the students' website source to {site}")
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    main()

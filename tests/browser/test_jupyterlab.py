@@ -99,6 +99,19 @@ def jupyterlab(tmp_path_factory):
     log.close()
 
 
+@pytest.fixture
+def lab_browser(browser):
+    """The session's browser; afterwards it leaves JupyterLab and drops what JupyterLab logged.
+
+    Leaving a notebook that JupyterLab counts as changed logs a console error (a blocked
+    "unsaved changes" prompt), which the next page's test would otherwise read as its own.
+    """
+    yield browser
+    browser.get("about:blank")
+    browser.get_log("browser")
+    browser.get_log("performance")
+
+
 def rendered(browser, timeout=120):
     """Wait until every markdown cell of the open notebook is rendered; return the report."""
     deadline, last = time.monotonic() + timeout, None
@@ -113,8 +126,8 @@ def rendered(browser, timeout=120):
 
 
 @pytest.mark.parametrize("kind", sorted(PAGES))
-def test_page_opens_as_a_notebook_rendered_with_myst(browser, jupyterlab, kind):
-    url, token = jupyterlab
+def test_page_opens_as_a_notebook_rendered_with_myst(lab_browser, jupyterlab, kind):
+    browser, (url, token) = lab_browser, jupyterlab
     browser.get(f"{url}/lab/tree/{PAGES[kind]}?token={token}")
     report = rendered(browser)
     browser.save_screenshot(str(SCREENSHOTS / f"jupyterlab_{kind}.png"))
