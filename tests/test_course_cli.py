@@ -66,6 +66,8 @@ def test_problem_sets_file_errors_name_the_problem(tmp_path):
     sets.write_text("week-1: [ex-6-99]\n", encoding="utf-8")
     with pytest.raises(SystemExit, match="unknown exercise.*ex-6-99"):
         course_tool.read_problem_sets(sets)
+    with pytest.raises(SystemExit, match="no such problem-sets file"):
+        course_tool.read_problem_sets(tmp_path / "missing.yml")
     sets.write_text("- ex-6-01\n", encoding="utf-8")
     with pytest.raises(SystemExit, match="expected a mapping"):
         course_tool.read_problem_sets(sets)

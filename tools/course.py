@@ -67,6 +67,8 @@ def read_problem_sets(path):
     """
     if path is None:
         return {name: [name] for name in EXERCISES}
+    if not Path(path).is_file():
+        raise SystemExit(f"{path}: no such problem-sets file")
     sets = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     if not isinstance(sets, dict) or not sets:
         raise SystemExit(f"{path}: expected a mapping 'assignment: [exercise, ...]'")
