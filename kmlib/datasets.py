@@ -2,10 +2,10 @@ r"""Seeded synthetic data sets shared by the notebooks (PRML Appendix A and 6.4.
 
 * :func:`sinusoid` — PRML Appendix A, Figure A.6: :math:`x\sim\mathcal U(0, 1)`,
   :math:`t = \sin(2\pi x) + \epsilon` with noise standard deviation 0.3.
-* :func:`two_class` and :func:`two_class_posterior` — PRML Appendix A, Figure A.7: two equally
-  probable classes in the plane, one a single Gaussian and the other a mixture of two. The book
-  does not publish the parameters, so they are fixed here once (the proposal of the companion's
-  inventory) and the exact posterior comes with them, which gives the Bayes-optimal boundary.
+* :func:`two_class` and :func:`two_class_posterior` — shaped like PRML Appendix A, Figure A.7: two
+  equally probable classes in the plane, one a single Gaussian and the other a mixture of two.
+  The book does not publish the parameters, so they are ours, fixed here once, and the exact
+  posterior comes with them, which gives the Bayes-optimal boundary.
 * :func:`ard_toy` — the three-input data of PRML 6.4.4 (Figure 6.10), generated as in Nabney's
   Netlab demo ``demgpard``: one relevant input, a noisy copy of it, and an irrelevant one.
 
@@ -123,9 +123,11 @@ def _log_density(components, X):
 
 
 def two_class(n=200, random_state=None):
-    """Two-class data in the plane with a known Bayes-optimal boundary (PRML Appendix A).
+    """Two-class data in the plane with a known Bayes-optimal boundary, shaped like PRML Fig. A.7.
 
-    Each point's class is drawn with probability 1/2; class 0 is
+    As in PRML Appendix A, one class is a single Gaussian and the other a mixture of two, with
+    equal priors; the book does not give its parameters, so these are ours. Each point's class
+    is drawn with probability 1/2; class 0 is
     :math:`\\mathcal N((0, 0), 0.5^2\\mathbf I)` and class 1 the equal mixture of
     :math:`\\mathcal N((-1.5, 1), 0.3^2\\mathbf I)` and :math:`\\mathcal N((1.5, -0.5),
     0.4^2\\mathbf I)`.

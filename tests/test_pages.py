@@ -1,0 +1,47 @@
+"""Rules every page of the book keeps (counts in ``tools/page_stats.py``).
+
+* No visible code cell is longer than ``MAX_VISIBLE_LINES``: bookkeeping is hidden or in helpers.
+* Every number the prose takes from the code through a glue role is glued by the page's code,
+  and every glued value is used: a typo in a key cannot reach the website as an empty gap.
+* Reader-facing text never speaks of the project's working files.
+"""
+
+import re
+
+import pytest
+from nbgrader_course import ROOT, load_tool
+
+page_stats = load_tool("page_stats")
+
+PAGES = page_stats.pages()
+#: The project's working material, which a reader does not have.
+#: (A random generator's seed is fine; the source texts as "seed notes" or "the seed's OCR" are not.)
+WORKING_FILES = re.compile(
+    r"\bseed (?:notes?|texts?|files?|copy)\b|\bseed's\b|\bOCR\b|\binventor(?:y|ies)\b", re.I
+)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda path: path.stem)
+def test_no_long_visible_code_cell(page):
+    stats = page_stats.page_stats(page)
+    assert not stats.long_cells, (
+        f"visible code cells over {page_stats.MAX_VISIBLE_LINES} lines (first line, length): "
+        f"{stats.long_cells}"
+    )
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda path: path.stem)
+def test_glued_numbers_are_glued_and_used(page):
+    stats = page_stats.page_stats(page)
+    assert not stats.roles_without_glue, f"prose uses keys no cell glues: {stats.roles_without_glue}"
+    assert not stats.glued_not_used, f"glued but never used: {stats.glued_not_used}"
+
+
+@pytest.mark.parametrize(
+    "page", [*PAGES, *sorted((ROOT / "book").glob("*.md"))], ids=lambda path: path.stem
+)
+def test_reader_text_names_no_working_file(page):
+    text = page.read_text(encoding="utf-8")
+    prose = re.sub(r"```\{code-cell\}.*?```", "", text, flags=re.S)
+    found = sorted({match.group(0) for match in WORKING_FILES.finditer(prose)})
+    assert not found, f"reader-facing text mentions {found}"
