@@ -133,7 +133,7 @@ def run_course(exercise, course, mistake):
             folder = course / "submitted" / student / exercise
             folder.mkdir(parents=True)
             nbformat.write(notebook, folder / name)
-            graded = autograde(api, exercise, student)
+            autograde(api, exercise, student)
             grades = gradebook.find_submission_notebook(name[:-6], exercise, student).grades
             autograded = [grade for grade in grades if grade.cell.name.startswith("check-")]
             results[student] = Result(

@@ -158,7 +158,7 @@ def _markdown_cells(cell, bibliography, counter):
             '+++ {"points": N} on the line before it and +++ after it'
         )
     if points is not None and not solutions:
-        raise ExerciseFormatError(f"a markdown cell declares points but holds no {{solution}}")
+        raise ExerciseFormatError("a markdown cell declares points but holds no {solution}")
     cells = []
     for name, argument, body in pieces:
         if name is None:

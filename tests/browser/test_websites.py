@@ -13,9 +13,7 @@ Screenshots of a few pages go to ``_build/screenshots``.
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -25,6 +23,8 @@ import pytest
 from bs4 import BeautifulSoup
 from selenium.common.exceptions import TimeoutException
 from urllib3.exceptions import ReadTimeoutError
+
+from nbgrader_course import load_tool
 
 from .conftest import MAIN_SITE, ROOT, SCREENSHOTS, STUDENT_SITE, requested_urls
 
@@ -267,14 +267,6 @@ def test_screenshots_of_a_few_pages(browser, main_site, page):
 
 
 # ----------------------------------------------------------------------------- students' site
-def load_tool(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(name, module)
-    spec.loader.exec_module(module)
-    return module
-
-
 exercises = load_tool("exercises")
 student_edition = load_tool("student_edition")
 
