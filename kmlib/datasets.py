@@ -69,6 +69,7 @@ __all__ = [
     "santafe_laser",
     "boston_housing",
     "abalone",
+    "computer_activity",
     "crabs",
     "forensic_glass",
 ]
@@ -702,6 +703,27 @@ def abalone():
     measured = np.array([row[1:] for row in rows], dtype=np.float64)
     names = [f"sex_{code}" for code in codes] + header[1:-1]
     return np.hstack([one_hot, measured[:, :-1]]), measured[:, -1], names
+
+
+def computer_activity():
+    """DELVE's computer-activity data, 12-input version ("cpusmall"), for Chu (2003, 4.5.4).
+
+    Shipped in ``kmlib/data/computer_activity.csv`` (provenance in ``kmlib/data/README.md``):
+    8192 records of a computer's activity and the percentage of time its CPUs ran in user
+    mode. The thesis used the 21-input version of the same records; this one has 12 of those
+    inputs.
+
+    Returns
+    -------
+    X : ndarray of shape (8192, 12)
+        lread, lwrite, scall, sread, swrite, fork, exec, rchar, wchar, runqsz, freemem, freeswap.
+    y : ndarray of shape (8192,)
+        usr, the target (percent).
+    feature_names : list of str, length 12
+    """
+    header, rows = _shipped_table("computer_activity.csv")
+    table = np.array(rows, dtype=np.float64)
+    return table[:, :-1], table[:, -1], header[:-1]
 
 
 def crabs(include_sex=False):

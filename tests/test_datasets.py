@@ -218,6 +218,21 @@ def test_forensic_glass_matches_the_mass_object():
     np.testing.assert_array_equal(np.diff(first[order]), counts[order][:-1])
 
 
+def test_computer_activity_matches_the_file_it_was_taken_from():
+    X, y, names = datasets.computer_activity()
+    assert X.shape == (8192, 12) and y.shape == (8192,) and X.dtype == np.float64
+    assert names[0] == "lread" and names[-1] == "freeswap"
+    # first and last records of drforest's cpu_small.csv (kmlib/data/README.md)
+    np.testing.assert_array_equal(
+        X[0], [6, 2, 1036, 103, 114, 1.0, 1.0, 172076, 355965, 2.0, 6527, 1851864])
+    assert y[0] == 90
+    np.testing.assert_array_equal(
+        X[-1], [5, 0, 1888, 248, 215, 6.2, 1.8, 216420, 39346, 4.6, 1628, 1757696])
+    assert y[-1] == 80
+    # usr is a percentage of time, and the counts of system calls and the like are not negative
+    assert y.min() >= 0 and y.max() <= 100 and np.all(X >= 0)
+
+
 def test_boston_housing_last_row_and_totals_match_the_mass_object():
     # read from MASS's object Boston (r-cran-mass 7.3-58.2, Rdata.rdb) with rdata, not from
     # the loader: the last tract, 35 tracts on the Charles river, the sum of medv, and the
