@@ -9,10 +9,11 @@ not depend on where or in which order it was computed: the serial, local-paralle
 runs of the same options give the same numbers, timings aside (a task stores its timings under
 keys named ``seconds``).
 
-The results file (JSON) is rewritten, atomically, after every finished task. It holds the options,
-one record per task (its arguments, its result, its time and the worker that ran it) and one entry
-per run (commit, date, machine, backend), so a stopped run started again with the same ``--out``
-skips the finished tasks.
+The results file (JSON) is rewritten, atomically, after every finished task. It holds one record
+per task (its arguments, its result, its time and the worker that ran it) and one entry per run
+(options, commit, date, machine, backend), so a run started again with the same ``--out`` skips
+the finished tasks: after an interruption, or with more splits or data sets than before. A stored
+task whose arguments differ from the new run's is an error, never silently reused.
 """
 
 import datetime
@@ -157,24 +158,27 @@ class ResultsFile:
                     f"{self.path} holds the results of {stored.get('experiment')!r}, not of "
                     f"{experiment.name!r}: choose another --out"
                 )
-            kept = {k: v for k, v in stored["options"].items() if k != "splits"}
-            asked = {k: v for k, v in options.items() if k != "splits"}
-            if kept != asked:
-                raise RunnerError(
-                    f"{self.path} was run with the options {kept}, not {asked}: run with the "
-                    "same options to resume it, or choose another --out"
-                )
-            # more (or fewer) splits reuse the finished ones: a task's result depends on its
-            # own arguments only
-            stored["options"]["splits"] = options["splits"]
+            # other options (more splits, another data set) reuse the finished tasks: a task's
+            # result depends on its own arguments only, which check_arguments compares
+            stored["options"] = options
             self.data = stored
+
+    def check_arguments(self, tasks):
+        """Refuse to resume when a stored task was run with other arguments than asked now."""
+        for task in tasks:
+            stored = self.results.get(task.key)
+            if stored is not None and stored["kwargs"] != to_json(task.kwargs):
+                raise RunnerError(
+                    f"{self.path} holds task {task.key} run with {stored['kwargs']}, not "
+                    f"{to_json(task.kwargs)}: choose another --out"
+                )
 
     @property
     def results(self):
         return self.data["tasks"]
 
     def start_run(self, backend):
-        self.data["runs"].append(provenance(backend))
+        self.data["runs"].append({**provenance(backend), "options": self.data["options"]})
         self.save()
 
     def add(self, key, record):
@@ -244,6 +248,7 @@ def run_experiment(experiment, options, out, n_jobs=1, dask_address=None, log=sy
         with config:
             for number, phase in enumerate(experiment.phases, 1):
                 tasks = phase(options, results_file.results)
+                results_file.check_arguments(tasks)
                 todo = [task for task in tasks if task.key not in results_file.results]
                 print(f"{experiment.name} phase {number}/{len(experiment.phases)}: "
                       f"{len(tasks) - len(todo)} of {len(tasks)} tasks already done, "

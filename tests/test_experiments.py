@@ -74,7 +74,7 @@ def test_the_results_file_records_provenance(serial):
     run = stored["runs"][-1]
     assert len(run["commit"]) == 40 and run["finished"] >= run["started"]
     assert run["machine"]["cores"] >= 1 and run["versions"]["numpy"]
-    assert stored["options"] == {"splits": 3, "sets": ["heart"]}
+    assert run["options"] == {"splits": 3, "sets": ["heart"]}
     # five tuning partitions, then three test partitions, each with its seconds and worker
     assert sorted(stored["tasks"]) == [f"heart/split-00{i}" for i in range(3)] + [
         f"heart/tune-{i}" for i in range(5)]
@@ -133,13 +133,24 @@ def test_a_bad_option_gets_a_clear_error(args, message, capsys):
     assert message in capsys.readouterr().err
 
 
-def test_a_results_file_of_other_options_is_not_mixed_in(serial, tmp_path):
+def test_a_results_file_of_other_arguments_is_not_mixed_in(serial, tmp_path):
     out = tmp_path / "other.json"
-    out.write_text(serial["table-4.3"].read_text())
-    with pytest.raises(SystemExit, match="was run with the options"):
+    stored = load_results(serial["table-4.3"])
+    stored["tasks"]["beta-0.3/n-50/draw-0"]["kwargs"]["n"] = 60  # as if made by other code
+    out.write_text(json.dumps(stored))
+    with pytest.raises(SystemExit, match="holds task beta-0.3/n-50/draw-0 run with"):
         main(["table-4.3", "--sizes", "50", "--betas", "0.3", "--out", str(out)])
     with pytest.raises(SystemExit, match="holds the results of 'table-4.3'"):
         main(["table-5.3", "--sets", "heart", "--out", str(out)])
+
+
+def test_another_data_set_joins_the_same_results_file(serial, tmp_path):
+    out = tmp_path / "joined.json"
+    out.write_text(serial["table-5.3"].read_text())
+    main(["table-5.3", "--sets", "heart,breast", "--splits", "2", "--out", str(out)])
+    stored = load_results(out)
+    assert len(stored["tasks"]) == 8 + 5 + 2  # heart's kept, breast's added
+    assert stored["runs"][-1]["options"] == {"splits": 2, "sets": ["heart", "breast"]}
 
 
 def test_every_experiment_has_a_caption_and_a_full_protocol():
