@@ -273,5 +273,10 @@ def run_experiment(experiment, options, out, n_jobs=1, dask_address=None, log=sy
 
 
 def load_results(path):
-    """The stored results file: ``{"options", "runs", "tasks", ...}`` as written by a run."""
+    """A results file: ``{"experiment", "options", "runs", "tasks"}`` as written by a run."""
     return json.loads(Path(path).read_text())
+
+
+def stored_results(name):
+    """The full-protocol results shipped in the repository's ``results/NAME.json``."""
+    return load_results(ROOT / "results" / f"{name}.json")
