@@ -20,9 +20,8 @@ import warnings
 import numpy as np
 from scipy import stats
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import KFold
 
-from experiments.model_selection import coarse_to_fine, rbf_of_kappa
+from experiments.model_selection import rbf_of_kappa, select_svr
 from experiments.runner import Experiment, Task
 from kmlib import datasets
 from kmlib.bsvr import BayesianSVR
@@ -76,14 +75,6 @@ def covariance(d, ard):
     return rbf + Constant(100.0, limits={"variance": (np.exp(-13.0), np.exp(10.0))})
 
 
-def select_svr(Z, z, seed):
-    """SVR's (C, kappa) by 5-fold cross-validation on the thesis's grids (4.5)."""
-    return coarse_to_fine(
-        lambda C, kappa: SVR(C=C, epsilon=0.1, kernel=rbf_of_kappa(kappa)),
-        Z, z, KFold(5, shuffle=True, random_state=seed), (-0.5, 2.5), (-2.5, 0.5),
-        "neg_mean_squared_error")
-
-
 def fit_model(name, Z, z, beta, seed):
     """One compared model fitted on standardised data: (predict function, description)."""
     if name == "linear":
@@ -91,7 +82,7 @@ def fit_model(name, Z, z, beta, seed):
         w = np.linalg.lstsq(A, z, rcond=None)[0]
         return (lambda Z_new: w[0] + Z_new @ w[1:]), {}
     if name == "SVR":
-        chosen = select_svr(Z, z, seed)
+        chosen = select_svr(Z, z, epsilon=0.1, seed=seed)
         model = SVR(C=chosen["C"], epsilon=0.1, kernel=rbf_of_kappa(chosen["kappa"])).fit(Z, z)
         return model.predict, {**chosen, "n_support": int(model.support_.size)}
     kernel = covariance(Z.shape[1], ard=name.endswith("ARD"))

@@ -17,9 +17,8 @@ import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import KFold
 
-from experiments.model_selection import coarse_to_fine, rbf_of_kappa
+from experiments.model_selection import rbf_of_kappa, select_svr
 from experiments.runner import Experiment, Task
 from kmlib.bsvr import BayesianSVR
 from kmlib.datasets import sinc
@@ -77,11 +76,7 @@ def figure_fit(n, repetition):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             if method == "SVR":
-                folds = min(5, n)
-                chosen = coarse_to_fine(
-                    lambda C, kappa: SVR(C=C, epsilon=0.1, kernel=rbf_of_kappa(kappa)),
-                    Z, t, KFold(folds, shuffle=True, random_state=repetition),
-                    (-0.5, 2.5), (-2.5, 0.5), "neg_mean_squared_error")
+                chosen = select_svr(Z, t, epsilon=0.1, seed=repetition)
                 model = SVR(C=chosen["C"], epsilon=0.1,
                             kernel=rbf_of_kappa(chosen["kappa"])).fit(Z, t)
             elif method == "BSVR":

@@ -1,17 +1,21 @@
 """The thesis's model selection for the classical SVMs: a coarse grid, then a fine one (Chu 2003, 4.5 and 5.5).
 
-The coarse grid is 7 x 7, linearly spaced in (log10 C, log10 kappa) over the given box; the
-fine grid is 9 x 9 with step 0.1 around the best coarse point. kappa is the kernel's inverse
-squared length-scale, exp(-kappa/2 |x - x'|^2), so the kmlib RBF gets lengthscale kappa^-1/2.
+The coarse grid is 7 x 7, linearly spaced in (log10 C, log10 kappa) over a box; the fine grid
+is spaced by 0.1 around the best coarse point (9 x 9 in the thesis). kappa is the kernel's
+inverse squared length-scale, exp(-kappa/2 |x - x'|^2), so the kmlib RBF gets lengthscale
+kappa^-1/2. SVR is chosen by 5-fold cross-validated squared error (4.5); SVC by the number of
+cross-validation errors, leave-one-out below 100 points and 10-fold above, ties going to fewer
+support vectors (5.5, footnote 11).
 """
 
 import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import cross_val_score
+from sklearn.model_selection import KFold, LeaveOneOut, StratifiedKFold, cross_val_score
 
 from kmlib.kernels import RBF
+from kmlib.svm import SVC, SVR
 
 
 def rbf_of_kappa(kappa):
@@ -19,42 +23,100 @@ def rbf_of_kappa(kappa):
     return RBF(lengthscale=float(kappa) ** -0.5)
 
 
-def coarse_to_fine(make_model, X, y, cv, log10_C, log10_kappa, scoring):
-    """The (C, kappa) of best cross-validated score on the coarse grid, then on the fine one.
+def coarse_to_fine(evaluate, log10_C, log10_kappa, fine_half_width=0.4):
+    """The grid point of smallest ``evaluate``: a 7 x 7 grid over the box, then a finer one.
 
     Parameters
     ----------
-    make_model : callable
-        ``make_model(C, kappa)`` returns an unfitted estimator.
-    X : ndarray of shape (n, d)
-    y : ndarray of shape (n,)
-    cv : cross-validation splitter or int
+    evaluate : callable
+        ``evaluate(log10_C, log10_kappa)`` returns a sortable key; smaller is better, and the
+        first of equal keys in grid order wins.
     log10_C, log10_kappa : (float, float)
         The coarse grid's box.
-    scoring : str
-        scikit-learn scorer name (higher is better).
+    fine_half_width : float
+        The fine grid spans the best coarse point ± this, in steps of 0.1 (0.4: the thesis's
+        9 x 9).
 
     Returns
     -------
     dict
-        ``C``, ``kappa``, the best ``score`` and the number of grid ``points`` evaluated.
+        ``log10_C``, ``log10_kappa`` and ``key`` of the best point, and ``visited``, every
+        evaluated point's key.
     """
-    scores = {}
+    visited = {}
 
-    def score(log_C, log_kappa):
-        key = (round(log_C, 6), round(log_kappa, 6))
-        if key not in scores:
-            model = make_model(10.0**log_C, 10.0**log_kappa)
+    def key(point):
+        point = (round(point[0], 6), round(point[1], 6))
+        if point not in visited:
             with warnings.catch_warnings():
                 # a solver at its iteration limit still returns its best point
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                scores[key] = cross_val_score(model, X, y, cv=cv, scoring=scoring).mean()
-        return scores[key]
+                visited[point] = evaluate(*point)
+        return visited[point]
 
     coarse = [(a, b) for a in np.linspace(*log10_C, 7) for b in np.linspace(*log10_kappa, 7)]
-    best = max(coarse, key=lambda point: score(*point))
-    offsets = 0.1 * np.arange(-4, 5)
+    best = min(coarse, key=key)
+    offsets = np.arange(-fine_half_width, fine_half_width + 1e-9, 0.1)
     fine = [(best[0] + a, best[1] + b) for a in offsets for b in offsets]
-    best = max(fine, key=lambda point: score(*point))
-    return {"C": 10.0 ** best[0], "kappa": 10.0 ** best[1], "score": score(*best),
-            "points": len(scores)}
+    best = min([best] + fine, key=key)  # the coarse winner keeps its place among equals
+    return {"log10_C": best[0], "log10_kappa": best[1], "key": key(best), "visited": visited}
+
+
+def select_svr(X, y, epsilon, seed, fine_half_width=0.4):
+    """SVR's (C, kappa) by 5-fold cross-validated squared error on the thesis's box (4.5).
+
+    Returns
+    -------
+    dict
+        ``C``, ``kappa``, the cross-validated mean squared error ``cv_mse`` and the number of
+        grid ``points`` evaluated.
+    """
+    folds = KFold(min(5, len(y)), shuffle=True, random_state=seed)
+
+    def cv_mse(log_C, log_kappa):
+        model = SVR(C=10.0**log_C, epsilon=epsilon, kernel=rbf_of_kappa(10.0**log_kappa))
+        return -cross_val_score(model, X, y, cv=folds, scoring="neg_mean_squared_error").mean()
+
+    best = coarse_to_fine(cv_mse, (-0.5, 2.5), (-2.5, 0.5), fine_half_width)
+    return {"C": 10.0 ** best["log10_C"], "kappa": 10.0 ** best["log10_kappa"],
+            "cv_mse": best["key"], "points": len(best["visited"])}
+
+
+def select_svc(X, y, folds=None, fine_half_width=0.4, seed=0):
+    """SVC's (C, kappa) by cross-validation errors on the thesis's box (5.5), ties to fewer SVs.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,)
+    folds : int, "loo" or None
+        None: leave-one-out below 100 points, 10-fold otherwise, as the thesis.
+    fine_half_width : float
+    seed : int
+        Shuffles the folds.
+
+    Returns
+    -------
+    C, kappa : float
+    cv_error : float
+        Fraction of cross-validation errors at the chosen point.
+    ties : int
+        How many grid points share the smallest number of errors.
+    """
+    if folds is None:
+        folds = "loo" if len(y) < 100 else 10
+    splitter = LeaveOneOut() if folds == "loo" else StratifiedKFold(folds, shuffle=True,
+                                                                    random_state=seed)
+    splits = list(splitter.split(X, y))
+
+    def errors_then_support_vectors(log_C, log_kappa):
+        def model():
+            return SVC(C=10.0**log_C, kernel=rbf_of_kappa(10.0**log_kappa))
+        errors = sum(int(np.sum(model().fit(X[tr], y[tr]).predict(X[te]) != y[te]))
+                     for tr, te in splits)
+        return errors, model().fit(X, y).support_.size
+
+    best = coarse_to_fine(errors_then_support_vectors, (0.0, 3.0), (-3.0, 0.0), fine_half_width)
+    errors = best["key"][0]
+    ties = sum(key[0] == errors for key in best["visited"].values())
+    return 10.0 ** best["log10_C"], 10.0 ** best["log10_kappa"], errors / len(y), ties

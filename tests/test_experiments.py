@@ -75,9 +75,10 @@ def test_the_results_file_records_provenance(serial):
     assert len(run["commit"]) == 40 and run["finished"] >= run["started"]
     assert run["machine"]["cores"] >= 1 and run["versions"]["numpy"]
     assert run["options"] == {"splits": 3, "sets": ["heart"]}
-    # five tuning partitions, then three test partitions, each with its seconds and worker
+    # five tuning partitions, then three test partitions at the fitted and at the thesis's
+    # hyperparameters, each with its seconds and worker
     assert sorted(stored["tasks"]) == [f"heart/split-00{i}" for i in range(3)] + [
-        f"heart/tune-{i}" for i in range(5)]
+        f"heart/thesis-00{i}" for i in range(3)] + [f"heart/tune-{i}" for i in range(5)]
     for record in stored["tasks"].values():
         assert record["seconds"] > 0 and ":" in record["worker"]
 
@@ -149,7 +150,7 @@ def test_another_data_set_joins_the_same_results_file(serial, tmp_path):
     out.write_text(serial["table-5.3"].read_text())
     main(["table-5.3", "--sets", "heart,breast", "--splits", "2", "--out", str(out)])
     stored = load_results(out)
-    assert len(stored["tasks"]) == 8 + 5 + 2  # heart's kept, breast's added
+    assert len(stored["tasks"]) == 11 + 5 + 2 + 2  # heart's kept, breast's added
     assert stored["runs"][-1]["options"] == {"splits": 2, "sets": ["heart", "breast"]}
 
 
