@@ -1,0 +1,88 @@
+"""Figure 5.5 of Chu (2003, 5.5.2): SVC, BTSVC and GPC against the training-set size.
+
+Protocol (thesis 5.5.2): the two-dimensional simulated data (class +1 from
+N((-2, 0), diag(1, 2)), class -1 from N((2, 0), diag(2, 1))), training sets of 10 to 1000
+points, 20 repetitions per size, one test set of 20002 points; SVC with (C, kappa) by
+leave-one-out below 100 points and 10-fold cross-validation above, on the thesis's grids;
+BTSVC and GPC by their evidence. Recorded: the test error and the training time of each
+method (model selection included), and the number of BTSVC's evidence evaluations and of the
+SVC's folds, from which the time per evaluation follows (the figure's lower panels).
+"""
+
+import time
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from experiments.model_selection import rbf_of_kappa, select_svc
+from experiments.runner import Experiment, Task
+from kmlib.btsvc import BTSVC
+from kmlib.datasets import chu_classification_2d
+from kmlib.kernels import RBF, Constant
+from kmlib.laplace import GaussianProcessClassifier
+from kmlib.svm import SVC
+
+TEST_SEED = 5522
+SIZES = [10, 20, 50, 100, 200, 500, 1000]
+
+
+def learning_curve_point(n, repetition):
+    """SVC, BTSVC and GPC on one training set of n points: test error (%) and seconds."""
+    X, y = chu_classification_2d(n, random_state=[n, repetition])
+    X_test, y_test = chu_classification_2d(20002, random_state=TEST_SEED)
+    record = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        start = time.perf_counter()
+        C, kappa, cv_error, _ = select_svc(X, y, seed=repetition)
+        svc = SVC(C=C, kernel=rbf_of_kappa(kappa)).fit(X, y)
+        record["SVC"] = {"seconds": time.perf_counter() - start, "C": C, "kappa": kappa,
+                         "folds": n if n < 100 else 10, "cv_error": cv_error,
+                         "error": 100.0 * np.mean(svc.predict(X_test) != y_test)}
+        start = time.perf_counter()
+        btsvc = BTSVC().fit(X, y)
+        record["BTSVC"] = {"seconds": time.perf_counter() - start,
+                           "evaluations": btsvc.n_evidence_evaluations_,
+                           "theta": btsvc.kernel_.theta,
+                           "error": 100.0 * np.mean(btsvc.predict(X_test) != y_test)}
+        start = time.perf_counter()
+        kernel = RBF(lengthscale=np.sqrt(2.0), limits={"variance": (1e-2, 1e3)}) + Constant(1.0)
+        gpc = GaussianProcessClassifier(kernel).fit(X, y)
+        record["GPC"] = {"seconds": time.perf_counter() - start, "theta": gpc.kernel_.theta,
+                         "error": 100.0 * np.mean(gpc.predict(X_test) != y_test)}
+    return record
+
+
+def _phase(options, results):
+    return [Task(f"n-{n}/repetition-{r:02d}", learning_curve_point, {"n": n, "repetition": r})
+            for n in options["sizes"] for r in range(options["splits"])]
+
+
+def _summarise(options, results):
+    lines = ["Figure 5.5: test error % (mean ± sd over repetitions) and mean training seconds"]
+    for n in options["sizes"]:
+        rows = [record["result"] for key, record in sorted(results.items())
+                if key.startswith(f"n-{n}/")]
+        cells = []
+        for method in ("SVC", "BTSVC", "GPC"):
+            error = np.array([row[method]["error"] for row in rows])
+            seconds = np.mean([row[method]["seconds"] for row in rows])
+            spread = error.std(ddof=1) if error.size > 1 else 0.0
+            cells.append(f"{method} {error.mean():5.2f} ± {spread:4.2f} ({seconds:6.2f} s)")
+        lines.append(f"n = {n:5d}: " + "; ".join(cells))
+    return "\n".join(lines)
+
+
+def size(text):
+    value = int(text)
+    if value < 10:
+        raise ValueError(f"a training set needs at least 10 points, got {value}")
+    return value
+
+
+EXPERIMENTS = [
+    Experiment("figure-5.5", "Chu (2003) Figure 5.5: SVC, BTSVC and GPC on the 2-D simulated "
+               "data, 10 to 1000 training points", 20, (_phase,), _summarise,
+               {"sizes": (size, SIZES, "training-set sizes")}),
+]
