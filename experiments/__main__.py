@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from experiments import EXPERIMENTS
-from experiments.runner import ROOT, RunnerError, run_experiment
+from experiments.runner import ROOT, RunnerError, run_experiment, status_table
 
 
 def positive_int(text):
@@ -55,6 +55,7 @@ def parser():
         description="Run a table or figure of Chu (2003) at the thesis's protocol.")
     commands = top.add_subparsers(dest="name", required=True, metavar="NAME",
                                   title="experiments")
+    commands.add_parser("status", help="list the stored results files, their tasks and times")
     for experiment in EXPERIMENTS.values():
         command = commands.add_parser(experiment.name, help=experiment.caption,
                                       description=experiment.caption)
@@ -78,6 +79,9 @@ def parser():
 
 def main(argv=None):
     args = parser().parse_args(argv)
+    if args.name == "status":
+        print(status_table())
+        return
     experiment = EXPERIMENTS[args.name]
     options = {"splits": args.splits}
     options.update({name: getattr(args, name) for name in experiment.options})

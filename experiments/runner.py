@@ -280,3 +280,23 @@ def load_results(path):
 def stored_results(name):
     """The full-protocol results shipped in the repository's ``results/NAME.json``."""
     return load_results(ROOT / "results" / f"{name}.json")
+
+
+def status_table(folder=ROOT / "results"):
+    """A Markdown table of the results files in ``folder``: tasks, runs and times of each."""
+    lines = ["| results file | tasks | runs | wall time | time in tasks | machine |",
+             "|---|---|---|---|---|---|"]
+    for path in sorted(Path(folder).glob("*.json")):
+        stored = load_results(path)
+        finished = [run for run in stored["runs"] if run.get("finished")]
+        wall = sum((datetime.datetime.fromisoformat(run["finished"])
+                    - datetime.datetime.fromisoformat(run["started"])).total_seconds()
+                   for run in finished)
+        in_tasks = sum(record["seconds"] for record in stored["tasks"].values())
+        machines = sorted({f"{run['machine']['cpu']}, {run['machine']['cores']} cores"
+                           for run in stored["runs"]})
+        unfinished = len(stored["runs"]) - len(finished)
+        runs = f"{len(stored['runs'])}" + (f" ({unfinished} not finished)" if unfinished else "")
+        lines.append(f"| `{path.name}` | {len(stored['tasks'])} | {runs} | {_clock(wall)} | "
+                     f"{_clock(in_tasks)} | {'; '.join(machines)} |")
+    return "\n".join(lines)

@@ -157,3 +157,13 @@ def test_another_data_set_joins_the_same_results_file(serial, tmp_path):
 def test_every_experiment_has_a_caption_and_a_full_protocol():
     for experiment in EXPERIMENTS.values():
         assert experiment.caption.startswith("Chu (2003)") and experiment.default_splits >= 1
+
+
+def test_status_lists_each_results_file_with_its_times(serial):
+    from experiments.runner import status_table
+
+    table = status_table(serial["table-5.3"].parent).splitlines()
+    assert table[0].startswith("| results file | tasks | runs |")
+    rows = {line.split("|")[1].strip(): line.split("|") for line in table[2:]}
+    assert rows["`table-5.3.json`"][2].strip() == "11"  # 5 tuning + 3 + 3 partitions
+    assert rows["`table-4.3.json`"][3].strip() == "1"
