@@ -6,11 +6,11 @@ options. Each run stores its results, with their provenance, in ``results/NAME.j
 runner (parallel execution, results files, resuming) in :mod:`experiments.runner`.
 """
 
-from experiments import chu_benchmarks, chu_raetsch, chu_simulated, chu_sinc
+from experiments import chu_benchmarks, chu_raetsch, chu_robot_arm, chu_simulated, chu_sinc
 
 #: name -> Experiment, in the order of the thesis
 EXPERIMENTS = {
     experiment.name: experiment
-    for module in (chu_sinc, chu_benchmarks, chu_simulated, chu_raetsch)
+    for module in (chu_sinc, chu_robot_arm, chu_benchmarks, chu_simulated, chu_raetsch)
     for experiment in module.EXPERIMENTS
 }
