@@ -4,6 +4,8 @@
 * Every number the prose takes from the code through a glue role is glued by the page's code,
   and every glued value is used: a typo in a key cannot reach the website as an empty gap.
 * Reader-facing text never speaks of the project's working files.
+* No line of prose starts with ``%``: MyST reads it as a comment and drops it from the page (a
+  sentence wrapped before "% of ..." loses its line).
 """
 
 import re
@@ -45,3 +47,13 @@ def test_reader_text_names_no_working_file(page):
     prose = re.sub(r"```\{code-cell\}.*?```", "", text, flags=re.S)
     found = sorted({match.group(0) for match in WORKING_FILES.finditer(prose)})
     assert not found, f"reader-facing text mentions {found}"
+
+
+@pytest.mark.parametrize(
+    "page", [*PAGES, *sorted((ROOT / "book").glob("*.md"))], ids=lambda path: path.stem
+)
+def test_no_prose_line_is_a_myst_comment(page):
+    text = page.read_text(encoding="utf-8")
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)  # code and directive blocks
+    comments = [line for line in prose.splitlines() if line.lstrip().startswith("%")]
+    assert not comments, f"lines MyST would drop as comments: {comments}"
