@@ -235,7 +235,12 @@ def run_experiment(experiment, options, out, n_jobs=1, dask_address=None, log=sy
         except ImportError as error:
             raise RunnerError("--dask needs dask.distributed: pip install 'kmlib[cluster]'") \
                 from error
-        client = Client(dask_address, timeout="20s")
+        try:
+            client = Client(dask_address, timeout="10s")
+        except OSError as error:
+            raise RunnerError(f"no Dask scheduler answered at {dask_address} within 10 s: "
+                              "start one with `dask scheduler` (and workers with "
+                              "`dask worker ADDRESS`), or run locally with --n-jobs") from error
         backend, config = f"dask {dask_address}", parallel_config(backend="dask")
         n_jobs = -1
     else:

@@ -134,6 +134,13 @@ def test_a_bad_option_gets_a_clear_error(args, message, capsys):
     assert message in capsys.readouterr().err
 
 
+def test_an_unreachable_scheduler_gets_a_clear_error(tmp_path):
+    pytest.importorskip("dask.distributed")
+    with pytest.raises(SystemExit, match="no Dask scheduler answered at tcp://127.0.0.1:9"):
+        main(["table-4.3", "--sizes", "50", "--splits", "1", "--dask", "tcp://127.0.0.1:9",
+              "--out", str(tmp_path / "unreachable.json")])
+
+
 def test_a_results_file_of_other_arguments_is_not_mixed_in(serial, tmp_path):
     out = tmp_path / "other.json"
     stored = load_results(serial["table-4.3"])
