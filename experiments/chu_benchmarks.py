@@ -16,6 +16,7 @@ The computer-activity set here is the 12-input version (cpusmall) of the thesis'
 """
 
 import functools
+import time
 import warnings
 
 import numpy as np
@@ -130,8 +131,6 @@ def fit_model(name, Z, z, beta, seed, bsvr_starts):
 
 def run_partition(table, data_set, split, seed=SEED, bsvr_starts=3):
     """Every model of ``table`` on one partition: test ASE and AAE, fitted values, seconds."""
-    import time
-
     Z, z, Z_test, y_test, (y_mean, y_std) = partition(data_set, split, seed)
     beta = SETS[data_set][3]
     record = {}

@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from experiments.model_selection import rbf_of_kappa, select_svc
-from experiments.runner import Experiment, Task
+from experiments.runner import Experiment, Task, training_size
 from kmlib.btsvc import BTSVC
 from kmlib.datasets import chu_classification_2d
 from kmlib.kernels import RBF, Constant
@@ -74,15 +74,8 @@ def _summarise(options, results):
     return "\n".join(lines)
 
 
-def size(text):
-    value = int(text)
-    if value < 10:
-        raise ValueError(f"a training set needs at least 10 points, got {value}")
-    return value
-
-
 EXPERIMENTS = [
     Experiment("figure-5.5", "Chu (2003) Figure 5.5: SVC, BTSVC and GPC on the 2-D simulated "
                "data, 10 to 1000 training points", 20, (_phase,), _summarise,
-               {"sizes": (size, SIZES, "training-set sizes")}),
+               {"sizes": (training_size, SIZES, "training-set sizes")}),
 ]

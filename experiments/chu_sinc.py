@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from experiments.model_selection import rbf_of_kappa, select_svr
-from experiments.runner import Experiment, Task
+from experiments.runner import Experiment, Task, training_size
 from kmlib.bsvr import BayesianSVR
 from kmlib.datasets import sinc
 from kmlib.gp import GaussianProcessRegressor
@@ -134,13 +134,6 @@ def _summarise_figure(options, results):
     return "\n".join(lines)
 
 
-def size(text):
-    value = int(text)
-    if value < 10:
-        raise ValueError(f"a training set needs at least 10 points, got {value}")
-    return value
-
-
 def beta_value(text):
     value = float(text)
     if not 0 < value <= 1:
@@ -151,9 +144,9 @@ def beta_value(text):
 EXPERIMENTS = [
     Experiment("table-4.3", "Chu (2003) Table 4.3: BSVR on sinc data with SILF noise, beta = "
                "0.3 and 0.1, 50 to 4000 training points", 1, (_table_phase,), _summarise_table,
-               {"sizes": (size, TABLE_SIZES, "training-set sizes"),
+               {"sizes": (training_size, TABLE_SIZES, "training-set sizes"),
                 "betas": (beta_value, [0.3, 0.1], "values of beta")}),
     Experiment("figure-4.2", "Chu (2003) Figure 4.2: SVR, BSVR and GPR on sinc data with "
                "Gaussian noise, 10 to 1000 training points", 20, (_figure_phase,),
-               _summarise_figure, {"sizes": (size, FIGURE_SIZES, "training-set sizes")}),
+               _summarise_figure, {"sizes": (training_size, FIGURE_SIZES, "training-set sizes")}),
 ]

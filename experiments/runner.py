@@ -77,6 +77,14 @@ class Experiment:
     options: dict = field(default_factory=dict)
 
 
+def training_size(text):
+    """A ``--sizes`` item: a number of training points, at least 10."""
+    value = int(text)
+    if value < 10:
+        raise ValueError(f"a training set needs at least 10 points, got {value}")
+    return value
+
+
 class RunnerError(ValueError):
     """An option or a results file that the runner cannot use (the message says why)."""
 

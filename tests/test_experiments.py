@@ -8,6 +8,7 @@ import sys
 import time
 
 import pytest
+from dask.distributed import LocalCluster  # kmlib[cluster], installed by kmlib[test]
 
 from experiments import EXPERIMENTS
 from experiments.__main__ import main
@@ -58,8 +59,7 @@ def test_local_workers_give_the_serial_numbers(name, serial, tmp_path):
 
 
 def test_a_dask_cluster_gives_the_serial_numbers(serial, tmp_path):
-    distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
         for name, args in SMALL.items():
             out = tmp_path / f"{name}.json"
@@ -135,7 +135,6 @@ def test_a_bad_option_gets_a_clear_error(args, message, capsys):
 
 
 def test_an_unreachable_scheduler_gets_a_clear_error(tmp_path):
-    pytest.importorskip("dask.distributed")
     with pytest.raises(SystemExit, match="no Dask scheduler answered at tcp://127.0.0.1:9"):
         main(["table-4.3", "--sizes", "50", "--splits", "1", "--dask", "tcp://127.0.0.1:9",
               "--out", str(tmp_path / "unreachable.json")])
