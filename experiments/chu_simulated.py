@@ -3,7 +3,7 @@
 Protocol (thesis 5.5.2): the two-dimensional simulated data (class +1 from
 N((-2, 0), diag(1, 2)), class -1 from N((2, 0), diag(2, 1))), training sets of 10 to 1000
 points, 20 repetitions per size, one test set of 20002 points; SVC with (C, kappa) by
-leave-one-out below 100 points and 10-fold cross-validation above, on the thesis's grids;
+leave-one-out below 100 points and 10-fold cross-validation above, on the thesis's grids, fitted by LIBSVM;
 BTSVC and GPC by their evidence. Recorded: the test error and the training time of each
 method (model selection included), and the number of BTSVC's evidence evaluations and of the
 SVC's folds, from which the time per evaluation follows (the figure's lower panels).
@@ -15,28 +15,30 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from experiments.model_selection import rbf_of_kappa, select_svc
+from experiments.model_selection import select_svc, svc_model
 from experiments.runner import Experiment, Task, training_size
 from kmlib.btsvc import BTSVC
 from kmlib.datasets import chu_classification_2d
 from kmlib.kernels import RBF, Constant
 from kmlib.laplace import GaussianProcessClassifier
-from kmlib.svm import SVC
 
 TEST_SEED = 5522
 SIZES = [10, 20, 50, 100, 200, 500, 1000]
 
 
-def learning_curve_point(n, repetition):
-    """SVC, BTSVC and GPC on one training set of n points: test error (%) and seconds."""
+def learning_curve_point(n, repetition, svm_solver="kmlib"):
+    """SVC, BTSVC and GPC on one training set of n points: test error (%) and seconds.
+
+    ``svm_solver`` fits the SVC: "kmlib" or "libsvm" (experiments.model_selection).
+    """
     X, y = chu_classification_2d(n, random_state=[n, repetition])
     X_test, y_test = chu_classification_2d(20002, random_state=TEST_SEED)
     record = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         start = time.perf_counter()
-        C, kappa, cv_error, _ = select_svc(X, y, seed=repetition)
-        svc = SVC(C=C, kernel=rbf_of_kappa(kappa)).fit(X, y)
+        C, kappa, cv_error, _ = select_svc(X, y, seed=repetition, solver=svm_solver)
+        svc = svc_model(C, kappa, svm_solver).fit(X, y)
         record["SVC"] = {"seconds": time.perf_counter() - start, "C": C, "kappa": kappa,
                          "folds": n if n < 100 else 10, "cv_error": cv_error,
                          "error": 100.0 * np.mean(svc.predict(X_test) != y_test)}
@@ -55,7 +57,8 @@ def learning_curve_point(n, repetition):
 
 
 def _phase(options, results):
-    return [Task(f"n-{n}/repetition-{r:02d}", learning_curve_point, {"n": n, "repetition": r})
+    return [Task(f"n-{n}/repetition-{r:02d}", learning_curve_point,
+                 {"n": n, "repetition": r, "svm_solver": "libsvm"})
             for n in options["sizes"] for r in range(options["splits"])]
 
 
