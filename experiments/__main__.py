@@ -1,4 +1,4 @@
-"""Command line: ``python -m experiments NAME [--splits N] [--n-jobs J | --dask ADDRESS] [--out F]``."""
+"""Command line: ``python -m experiments NAME [--splits N] [--n-jobs J | --dask A] [--out F]``."""
 
 import argparse
 import re

@@ -1,16 +1,16 @@
 """Tables 4.7-4.10 of Chu (2003, 4.5.4): BSVR against SVR and GPR on three regression benchmarks.
 
-Protocol (thesis 4.5 and 4.5.4): random partitions of each data set, 100 of Boston housing
-(481 training / 25 test cases), 10 of abalone (3000 / 1177) and 10 of computer activity
-(2000 / 6192); inputs and targets standardised with the training part's statistics; errors in
-the original target units. BSVR with beta = 0.3 on Boston and 0.1 on the two larger sets (the
-thesis's rule of thumb; it does not restate beta there), kappa_0 fixed at 1 (the standardised
-targets' variance) and three starts (the thesis's, and C = 10 or kappa = 1/d, which it recommends trying; the highest
-evidence kept); GPR with the same covariance; SVR with
-epsilon = 0.1 on the standardised targets and (C, kappa) by 5-fold cross-validation on the
-thesis's 7 x 7 then 9 x 9 grid, on every partition, fitted by LIBSVM. Table 4.7 uses the Gaussian covariance
-(4.3), Table 4.8 the ARD one (4.42); Table 4.9 collects Boston's rows, Table 4.10 the ARD
-parameters of BSVR on Boston. A linear least-squares fit is added as a reference.
+Protocol (thesis 4.5 and 4.5.4): random partitions of each data set, 100 of Boston housing (481
+training / 25 test cases), 10 of abalone (3000 / 1177) and 10 of computer activity (2000 / 6192);
+inputs and targets standardised with the training part's statistics; errors in the original target
+units. BSVR with beta = 0.3 on Boston and 0.1 on the two larger sets (the thesis's rule of thumb;
+it does not restate beta there), kappa_0 fixed at 1 (the standardised targets' variance) and three
+starts (the thesis's, and C = 10 or kappa = 1/d, which it recommends trying; the highest evidence
+kept); GPR with the same covariance; SVR with epsilon = 0.1 on the standardised targets and (C,
+kappa) by 5-fold cross-validation on the thesis's 7 x 7 then 9 x 9 grid, on every partition, fitted
+by LIBSVM. Table 4.7 uses the Gaussian covariance (4.3), Table 4.8 the ARD one (4.42); Table 4.9
+collects Boston's rows, Table 4.10 the ARD parameters of BSVR on Boston. A linear least-squares fit
+is added as a reference.
 
 The computer-activity set here is the 12-input version (cpusmall) of the thesis's 21-input one.
 """
@@ -182,7 +182,8 @@ def _summary(table):
             n = collect(results, name, models[0], "ASE").size
             lines.append(f"\n{name} ({n} partitions)")
             for model in models:
-                ase, aae = collect(results, name, model, "ASE"), collect(results, name, model, "AAE")
+                ase = collect(results, name, model, "ASE")
+                aae = collect(results, name, model, "AAE")
                 hours = collect(results, name, model, "seconds").sum() / 3600
                 lines.append(f"  {model:9s} ASE {ase.mean():9.4g} ± {ase.std(ddof=1):<9.3g} "
                              f"AAE {aae.mean():8.4g} ± {aae.std(ddof=1):<8.3g} {hours:6.2f} h")

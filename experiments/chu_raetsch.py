@@ -1,14 +1,15 @@
 """Tables 5.3 and 5.4 of Chu (2003, 5.5.3): BTSVC on Rätsch's benchmarks, against SVC and GPC.
 
-Protocol (thesis 5.5.3): Rätsch's training/test sizes, 100 partitions per data set (20 for
-image and splice; image and flare-solar are not available here); inputs standardised with the training part's statistics. Table 5.3: BTSVC's
-hyperparameters maximise the evidence on each of the first five partitions, their average (of
-the logarithms, the scale on which they are fitted) is then used on every partition; the SVC
-column is quoted from Rätsch et al. (2001). Table 5.4: BTSVC and GPC (Laplace, logistic
-likelihood, the same covariance form) each tuned on every partition, compared by a paired
-t-test. Table 5.3's run also tests BTSVC at the thesis's own hyperparameters on our partitions,
-which separates the effect of our data from that of our hyperparameter inference. Our partitions are seeded random draws at Rätsch's sizes, not his index files; twonorm,
-ringnorm and waveform pools are generated, the others shipped with kmlib.
+Protocol (thesis 5.5.3): Rätsch's training/test sizes, 100 partitions per data set (20 for image
+and splice; image and flare-solar are not available here); inputs standardised with the training
+part's statistics. Table 5.3: BTSVC's hyperparameters maximise the evidence on each of the first
+five partitions, their average (of the logarithms, the scale on which they are fitted) is then used
+on every partition; the SVC column is quoted from Rätsch et al. (2001). Table 5.4: BTSVC and GPC
+(Laplace, logistic likelihood, the same covariance form) each tuned on every partition, compared by
+a paired t-test. Table 5.3's run also tests BTSVC at the thesis's own hyperparameters on our
+partitions, which separates the effect of our data from that of our hyperparameter inference. Our
+partitions are seeded random draws at Rätsch's sizes, not his index files; twonorm, ringnorm and
+waveform pools are generated, the others shipped with kmlib.
 """
 
 import functools

@@ -1,15 +1,15 @@
 """Table 4.6 of Chu (2003, 4.5.2): the robot arm, BSVR against SVR and GP regression.
 
-Protocol (thesis 4.5.2): 200 training and 200 test cases of the arm (4.47) with noise of
-standard deviation 0.05 on each output, inputs standardised with the training statistics,
-targets as they are; one predictor per output, and the table's ASE is the sum of the two
-outputs' test ASEs. The rows of our Table 4.6: GPR with the Gaussian (4.3) and ARD (4.42)
-covariances, SVR with the Gaussian kernel at epsilon = 0.1, 0.05 and 0.01 ((C, kappa) by 5-fold
-cross-validation on the thesis's grids, fitted by LIBSVM), and BSVR (beta = 0.3) with both covariances; with the
-six inputs of Neal's variant (two noisy copies of the angles, two pure-noise inputs), GPR and
-BSVR with ARD, BSVR from two starts (the thesis's defaults and Table 4.5's kappa_l), the higher
-evidence kept. kappa_0 is fixed at the variance of the targets. The thesis has one data set;
-``--splits`` draws that many independent arms (draw 0 is the book page's).
+Protocol (thesis 4.5.2): 200 training and 200 test cases of the arm (4.47) with noise of standard
+deviation 0.05 on each output, inputs standardised with the training statistics, targets as they
+are; one predictor per output, and the table's ASE is the sum of the two outputs' test ASEs. The
+rows of our Table 4.6: GPR with the Gaussian (4.3) and ARD (4.42) covariances, SVR with the
+Gaussian kernel at epsilon = 0.1, 0.05 and 0.01 ((C, kappa) by 5-fold cross-validation on the
+thesis's grids, fitted by LIBSVM), and BSVR (beta = 0.3) with both covariances; with the six inputs
+of Neal's variant (two noisy copies of the angles, two pure-noise inputs), GPR and BSVR with ARD,
+BSVR from two starts (the thesis's defaults and Table 4.5's kappa_l), the higher evidence kept.
+kappa_0 is fixed at the variance of the targets. The thesis has one data set; ``--splits`` draws
+that many independent arms (draw 0 is the book page's).
 """
 
 import time

@@ -1,13 +1,13 @@
 """Figure 5.5 of Chu (2003, 5.5.2): SVC, BTSVC and GPC against the training-set size.
 
-Protocol (thesis 5.5.2): the two-dimensional simulated data (class +1 from
-N((-2, 0), diag(1, 2)), class -1 from N((2, 0), diag(2, 1))), training sets of 10 to 1000
-points, 20 repetitions per size, one test set of 20002 points; SVC (fitted by LIBSVM) with
-(C, kappa) by leave-one-out below 100 points and 10-fold cross-validation above, on the
-thesis's grids; BTSVC and GPC by their evidence. Recorded: the test error and the training time of each
-method (model selection included); for the figure's lower panels, the time of one SVC training
-on all n points, BTSVC's number of evidence evaluations (its time per evaluation follows), and
-the time of one GPC evidence-and-gradient evaluation at the fitted hyperparameters.
+Protocol (thesis 5.5.2): the two-dimensional simulated data (class +1 from N((-2, 0), diag(1, 2)),
+class -1 from N((2, 0), diag(2, 1))), training sets of 10 to 1000 points, 20 repetitions per size,
+one test set of 20002 points; SVC (fitted by LIBSVM) with (C, kappa) by leave-one-out below 100
+points and 10-fold cross-validation above, on the thesis's grids; BTSVC and GPC by their evidence.
+Recorded: the test error and the training time of each method (model selection included); for the
+figure's lower panels, the time of one SVC training on all n points, BTSVC's number of evidence
+evaluations (its time per evaluation follows), and the time of one GPC evidence-and-gradient
+evaluation at the fitted hyperparameters.
 """
 
 import time

@@ -1,14 +1,14 @@
 """Table 4.3 and Figure 4.2 of Chu (2003, 4.5.1): BSVR on sinc data.
 
 Table 4.3: training sets of 50 to 4000 points with SILF noise (C, epsilon, beta) = (10, 0.1, 0.3),
-one common test set of 3000 points; BSVR with beta fixed at 0.3 and, in the table's second
-half, at 0.1; inputs standardised, targets as they are; the covariance (4.3) with kappa_0 fixed
-at the targets' variance and the thesis's starting point. The thesis fits one training set per
-size; ``--splits`` draws that many independent training sets per size.
+one common test set of 3000 points; BSVR with beta fixed at 0.3 and, in the table's second half, at
+0.1; inputs standardised, targets as they are; the covariance (4.3) with kappa_0 fixed at the
+targets' variance and the thesis's starting point. The thesis fits one training set per size;
+``--splits`` draws that many independent training sets per size.
 
-Figure 4.2: training sets of 10 to 1000 points with Gaussian noise of variance 0.04, 20
-repetitions per size, a noise-free test set of 3000 points; SVR (epsilon = 0.1, (C, kappa) by
-5-fold cross-validation on the thesis's grids, fitted by LIBSVM), BSVR (beta = 0.3) and GPR; test AAE and ASE
+Figure 4.2: training sets of 10 to 1000 points with Gaussian noise of variance 0.04, 20 repetitions
+per size, a noise-free test set of 3000 points; SVR (epsilon = 0.1, (C, kappa) by 5-fold cross-
+validation on the thesis's grids, fitted by LIBSVM), BSVR (beta = 0.3) and GPR; test AAE and ASE
 and the seconds of training and testing.
 """
 

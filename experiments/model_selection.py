@@ -1,4 +1,6 @@
-"""The thesis's model selection for the classical SVMs: a coarse grid, then a fine one (Chu 2003, 4.5 and 5.5).
+"""The thesis's model selection for the classical SVMs: a coarse grid, then a fine one.
+
+Chu (2003), 4.5 and 5.5.
 
 The coarse grid is 7 x 7, linearly spaced in (log10 C, log10 kappa) over a box; the fine grid
 is spaced by 0.1 around the best coarse point (9 x 9 in the thesis). kappa is the kernel's
