@@ -23,12 +23,10 @@ import numpy as np
 from scipy import stats
 from sklearn.exceptions import ConvergenceWarning
 
-from experiments.model_selection import select_svr, svr_model
+from experiments.model_selection import covariance, fit_bsvr, select_svr, svr_model
 from experiments.runner import Experiment, Task
 from kmlib import datasets
-from kmlib.bsvr import BayesianSVR
 from kmlib.gp import GaussianProcessRegressor
-from kmlib.kernels import RBF, Constant
 
 SEED = 454
 #: training cases, test cases, default partitions, beta of BSVR
@@ -66,39 +64,6 @@ def partition(name, split, seed=SEED):
             (X[test] - x_mean) / x_std, y[test], (y_mean, y_std))
 
 
-def covariance(d, ard):
-    """(4.3) or, with ard, (4.42): kappa_0 = 1 fixed; kappa_l = 0.5 and kappa_b = 100 to start."""
-    rbf = RBF(
-        lengthscale=np.full(d, np.sqrt(2.0)) if ard else np.sqrt(2.0),
-        variance=1.0,
-        limits={"variance": "fixed", "lengthscale": (np.exp(-5.0), np.exp(8.5))},
-    )
-    return rbf + Constant(100.0, limits={"variance": (np.exp(-13.0), np.exp(10.0))})
-
-
-#: (name, C, kappa) of BSVR's starting points: the thesis's default, then its two alternatives
-BSVR_STARTS = (("default", 1.0, 0.5), ("C=10", 10.0, 0.5), ("kappa=1/d", 1.0, None))
-
-
-def fit_bsvr(Z, z, beta, ard, n_starts=3):
-    """BSVR from the thesis's start and from the two others it recommends, best evidence kept.
-
-    The thesis starts from C = 1, epsilon = 0.05, kappa = 0.5, kappa_b = 100 and suggests also
-    trying C = 10 or kappa = 1/d and keeping the fit with the highest evidence (4.5, footnote
-    17). ``n_starts`` uses the first starts of ``BSVR_STARTS``. Returns the kept model and the
-    log evidence reached from each start.
-    """
-    d = Z.shape[1]
-    fits = {}
-    for start, C, kappa in BSVR_STARTS[:n_starts]:
-        kappa = 1 / d if kappa is None else kappa
-        kernel = covariance(d, ard)
-        kernel.k1.lengthscale = np.full(d, kappa**-0.5) if ard else kappa**-0.5
-        fits[start] = BayesianSVR(kernel=kernel, beta=beta, C=C).fit(Z, z)
-    evidence = {start: model.log_marginal_likelihood_ for start, model in fits.items()}
-    return fits[max(evidence, key=evidence.get)], evidence
-
-
 def fit_model(name, Z, z, beta, seed, bsvr_starts, svm_solver="kmlib"):
     """One compared model fitted on standardised data: (predict function, description)."""
     if name == "linear":
@@ -111,7 +76,7 @@ def fit_model(name, Z, z, beta, seed, bsvr_starts, svm_solver="kmlib"):
         return model.predict, {**chosen, "n_support": int(model.support_.size)}
     ard = name.endswith("ARD")
     if name.startswith("BSVR"):
-        model, evidence = fit_bsvr(Z, z, beta, ard, bsvr_starts)
+        model, evidence = fit_bsvr(Z, z, beta, covariance(Z.shape[1], ard), bsvr_starts)
         described = {"C": model.C_, "epsilon": model.epsilon_,
                      "SV_M": int(model.off_bound_.size), "SV_C": int(model.on_bound_.size),
                      "evidence_by_start": evidence}

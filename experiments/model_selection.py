@@ -14,15 +14,16 @@ the same dual to the same stopping tolerance (1e-3), so they choose the same gri
 ties; the full-protocol runs use LIBSVM because kmlib's SMO is many times slower at large C.
 """
 
+import copy
 import warnings
 
 import numpy as np
+from sklearn import svm as libsvm
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import KFold, LeaveOneOut, StratifiedKFold, cross_val_score
 
-from sklearn import svm as libsvm
-
-from kmlib.kernels import RBF
+from kmlib.bsvr import BIAS_VARIANCE_BOUNDS, LENGTHSCALE_BOUNDS, BayesianSVR
+from kmlib.kernels import RBF, Constant
 from kmlib.svm import SVC, SVR
 
 SOLVERS = ("kmlib", "libsvm")
@@ -52,6 +53,44 @@ def svc_model(C, kappa, solver="kmlib"):
     if solver == "libsvm":
         return libsvm.SVC(C=C, gamma=kappa / 2.0, tol=1e-3)
     return SVC(C=C, kernel=rbf_of_kappa(kappa))
+
+
+def covariance(d, ard, variance=1.0):
+    """(4.3) or, with ard, (4.42): kappa_0 = ``variance`` fixed; kappa_l = 0.5, kappa_b = 100.
+
+    The boxes are the thesis's (BayesianSVR's): ln l in [-5, 8.5], ln kappa_b in [-13, 10].
+    """
+    rbf = RBF(
+        lengthscale=np.full(d, np.sqrt(2.0)) if ard else np.sqrt(2.0),
+        variance=variance,
+        limits={"variance": "fixed", "lengthscale": LENGTHSCALE_BOUNDS},
+    )
+    return rbf + Constant(100.0, limits={"variance": BIAS_VARIANCE_BOUNDS})
+
+
+#: (name, C, kappa) of BSVR's starting points: the thesis's default, then its two alternatives
+BSVR_STARTS = (("default", 1.0, 0.5), ("C=10", 10.0, 0.5), ("kappa=1/d", 1.0, None))
+
+
+def fit_bsvr(Z, z, beta, kernel, n_starts=3):
+    """BSVR from the thesis's start and from the two others it recommends, best evidence kept.
+
+    The thesis starts from C = 1, epsilon = 0.05, kappa = 0.5, kappa_b = 100 and suggests also
+    trying C = 10 or kappa = 1/d and keeping the fit with the highest evidence (4.5, footnote
+    17). ``kernel`` is the covariance RBF + Constant (``covariance``); each start sets its
+    length-scales. ``n_starts`` uses the first starts of ``BSVR_STARTS``. Returns the kept model
+    and the log evidence reached from each start.
+    """
+    d = Z.shape[1]
+    ard = np.ndim(kernel.k1.lengthscale) > 0
+    fits = {}
+    for start, C, kappa in BSVR_STARTS[:n_starts]:
+        kappa = 1 / d if kappa is None else kappa
+        start_kernel = copy.deepcopy(kernel)
+        start_kernel.k1.lengthscale = np.full(d, kappa**-0.5) if ard else kappa**-0.5
+        fits[start] = BayesianSVR(kernel=start_kernel, beta=beta, C=C).fit(Z, z)
+    evidence = {start: model.log_marginal_likelihood_ for start, model in fits.items()}
+    return fits[max(evidence, key=evidence.get)], evidence
 
 
 def coarse_to_fine(evaluate, log10_C, log10_kappa, fine_half_width=0.4):
