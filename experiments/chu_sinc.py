@@ -1,10 +1,13 @@
-"""Table 4.3 and Figure 4.2 of Chu (2003, 4.5.1): BSVR on sinc data.
+"""Table 4.3 and Figures 4.1-4.2 of Chu (2003, 4.5.1): BSVR on sinc data.
 
 Table 4.3: training sets of 50 to 4000 points with SILF noise (C, epsilon, beta) = (10, 0.1, 0.3),
 one common test set of 3000 points; BSVR with beta fixed at 0.3 and, in the table's second half, at
 0.1; inputs standardised, targets as they are; the covariance (4.3) with kappa_0 fixed at the
 targets' variance and the thesis's starting point. The thesis fits one training set per size;
 ``--splits`` draws that many independent training sets per size.
+
+Figure 4.1: the same fit on the 4000-point training set of Table 4.3's first draw, with beta from
+0.001 to 1; the number of support vectors, the evidence, the time and the test ASE at each beta.
 
 Figure 4.2: training sets of 10 to 1000 points with Gaussian noise of variance 0.04, 20 repetitions
 per size, a noise-free test set of 3000 points; SVR (epsilon = 0.1, (C, kappa) by 5-fold cross-
@@ -28,6 +31,8 @@ from kmlib.kernels import RBF, Constant
 TEST_SEED = 2003
 TABLE_SIZES = [50, 100, 300, 500, 1000, 2000, 3000, 4000]
 FIGURE_SIZES = [10, 20, 50, 100, 200, 500, 1000]
+#: the values of beta of Figure 4.1's sweep (the thesis: 0.001 to 1 on a log axis)
+SWEEP_BETAS = [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0]
 
 
 def clean(x):
@@ -104,6 +109,13 @@ def _table_phase(options, results):
             for draw in range(options["splits"])]
 
 
+def _sweep_phase(options, results):
+    # the training set of Table 4.3's first draw at the same size, so the two runs share points
+    return [Task(f"beta-{beta}/n-{n}/draw-{draw}", table_fit, {"n": n, "beta": beta, "draw": draw})
+            for n in options["sizes"] for beta in options["betas"]
+            for draw in range(options["splits"])]
+
+
 def _figure_phase(options, results):
     return [Task(f"n-{n}/repetition-{r:02d}", figure_fit,
                  {"n": n, "repetition": r, "svm_solver": "libsvm", "bsvr_starts": 3})
@@ -148,11 +160,26 @@ def beta_value(text):
     return value
 
 
+def _summarise_sweep(options, results):
+    columns = ("SV_M", "SV_C", "neg_log_evidence", "seconds", "ASE")
+    lines = ["Figure 4.1 (means over the draws): n beta " + " ".join(columns)]
+    for n in options["sizes"]:
+        for beta in options["betas"]:
+            rows = _records(results, f"beta-{beta}/n-{n}/")
+            lines.append(f"{n:5d} {beta:6} " + " ".join(
+                f"{np.mean([row[c] for row in rows]):.5g}" for c in columns))
+    return "\n".join(lines)
+
+
 EXPERIMENTS = [
     Experiment("table-4.3", "Chu (2003) Table 4.3: BSVR on sinc data with SILF noise, beta = "
                "0.3 and 0.1, 50 to 4000 training points", 1, (_table_phase,), _summarise_table,
                {"sizes": (training_size, TABLE_SIZES, "training-set sizes"),
                 "betas": (beta_value, [0.3, 0.1], "values of beta")}),
+    Experiment("figure-4.1", "Chu (2003) Figure 4.1: BSVR on 4000 sinc points with SILF noise, "
+               "beta from 0.001 to 1", 1, (_sweep_phase,), _summarise_sweep,
+               {"sizes": (training_size, [4000], "training-set sizes"),
+                "betas": (beta_value, SWEEP_BETAS, "values of beta")}),
     Experiment("figure-4.2", "Chu (2003) Figure 4.2: SVR, BSVR and GPR on sinc data with "
                "Gaussian noise, 10 to 1000 training points", 20, (_figure_phase,),
                _summarise_figure, {"sizes": (training_size, FIGURE_SIZES, "training-set sizes")}),
