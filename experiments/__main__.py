@@ -91,6 +91,11 @@ def main(argv=None):
                                  dask_address=args.dask)
     except RunnerError as error:
         sys.exit(f"python -m experiments {experiment.name}: {error}")
+    except KeyboardInterrupt:
+        # every finished task is already in the file; the same command resumes from it
+        print(f"\ninterrupted; the finished tasks are saved in {out}, and the same command "
+              "resumes from them", file=sys.stderr)
+        sys.exit(130)
     print(experiment.summarise(options, results))
 
 

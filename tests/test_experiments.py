@@ -2,10 +2,8 @@
 resuming after an interruption; clear errors for bad options."""
 
 import json
-import signal
 import subprocess
 import sys
-import time
 
 import pytest
 from dask.distributed import LocalCluster  # kmlib[cluster], installed by kmlib[test]
@@ -83,23 +81,35 @@ def test_the_results_file_records_provenance(serial):
         assert record["seconds"] > 0 and ":" in record["worker"]
 
 
+# the command line, run in a process that sends itself SIGINT (Ctrl-C) as soon as the results
+# file first holds a finished task: a real interruption, at a moment that does not depend on
+# how busy the machine is
+INTERRUPT_AFTER_FIRST_TASK = """
+import os, signal, sys
+from experiments import __main__ as command, runner
+save = runner.ResultsFile.save
+def save_then_interrupt(self):
+    save(self)
+    if self.data["tasks"]:
+        os.kill(os.getpid(), signal.SIGINT)
+runner.ResultsFile.save = save_then_interrupt
+command.main(sys.argv[1:])
+"""
+
+
 def test_an_interrupted_run_resumes_without_redoing_finished_tasks(serial, tmp_path):
     out = tmp_path / "interrupted.json"
-    args = [sys.executable, "-m", "experiments", "table-4.3", *SMALL["table-4.3"],
-            "--out", str(out)]
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and process.poll() is None:
-        if out.exists() and len(json.loads(out.read_text())["tasks"]) >= 1:
-            process.send_signal(signal.SIGINT)
-            break
-        time.sleep(0.05)
-    process.communicate(timeout=60)
+    options = ["table-4.3", *SMALL["table-4.3"], "--out", str(out)]
+    interrupted = subprocess.run([sys.executable, "-c", INTERRUPT_AFTER_FIRST_TASK, *options],
+                                 capture_output=True, text=True, timeout=300)
+    assert interrupted.returncode == 130  # stopped by the interruption, not finished
+    assert "the same command resumes" in interrupted.stderr
     done = load_results(out)["tasks"]
     total = len(numbers(serial["table-4.3"]))
     assert 1 <= len(done) < total, "the run was not interrupted before its end"
 
-    resumed = subprocess.run(args, capture_output=True, text=True, check=True)
+    resumed = subprocess.run([sys.executable, "-m", "experiments", *options],
+                             capture_output=True, text=True, check=True)
     assert f"{len(done)} of {total} tasks already done" in resumed.stderr
     stored = load_results(out)
     for key, record in done.items():  # kept as they were, not recomputed
