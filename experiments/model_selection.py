@@ -1,6 +1,4 @@
-"""The thesis's model selection for the classical SVMs: a coarse grid, then a fine one.
-
-Chu (2003), 4.5 and 5.5.
+"""The thesis's model selection (Chu 2003, 4.5 and 5.5): grids for the SVMs, starts for BSVR.
 
 The coarse grid is 7 x 7, linearly spaced in (log10 C, log10 kappa) over a box; the fine grid
 is spaced by 0.1 around the best coarse point (9 x 9 in the thesis). kappa is the kernel's
@@ -11,7 +9,10 @@ support vectors (5.5, footnote 11).
 
 Either solver fits the classical SVMs: kmlib's SMO, or LIBSVM through scikit-learn. Both solve
 the same dual to the same stopping tolerance (1e-3), so they choose the same grid point up to
-ties; the full-protocol runs use LIBSVM because kmlib's SMO is many times slower at large C.
+ties; the full-protocol runs use LIBSVM because kmlib's SMO is slower at large C.
+
+BSVR's hyperparameters come from the evidence, which has several maxima: ``fit_bsvr`` starts
+from the thesis's default and the two other points it recommends and keeps the best evidence.
 """
 
 import copy

@@ -83,9 +83,11 @@ def test_the_results_file_records_provenance(serial):
 
 # the command line, run in a process that sends itself SIGINT (Ctrl-C) as soon as the results
 # file first holds a finished task: a real interruption, at a moment that does not depend on
-# how busy the machine is
+# how busy the machine is. Python's own Ctrl-C handler is installed first, as in a terminal: a
+# test run started in the background inherits SIGINT ignored
 INTERRUPT_AFTER_FIRST_TASK = """
 import os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from experiments import __main__ as command, runner
 save = runner.ResultsFile.save
 def save_then_interrupt(self):
