@@ -18,12 +18,11 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from experiments.model_selection import select_svr, svr_model
+from experiments.model_selection import covariance, select_svr, svr_model
 from experiments.runner import Experiment, Task
 from kmlib.bsvr import BayesianSVR
 from kmlib.datasets import robot_arm
 from kmlib.gp import GaussianProcessRegressor
-from kmlib.kernels import RBF, Constant
 
 SEED = 1992
 THESIS_KAPPA_6 = {  # Table 4.5, six inputs: a second start for the six-input BSVR
@@ -50,14 +49,11 @@ def split(extra_inputs, seed=SEED):
 
 
 def ard_covariance(d, y, kappa=None, ard=True):
-    """(4.42), or (4.3) without ard: kappa_0 = var(y) fixed, kappa_l = 0.5 and kappa_b = 100."""
+    """(4.42), or (4.3) without ard, kappa_0 = var(y) fixed; ``kappa`` replaces the start 0.5."""
+    kernel = covariance(d, ard, float(np.var(y)))
     if kappa is not None:
-        lengthscale = 1 / np.sqrt(kappa)
-    else:
-        lengthscale = np.full(d, np.sqrt(2.0)) if ard else np.sqrt(2.0)
-    rbf = RBF(lengthscale=lengthscale, variance=float(np.var(y)),
-              limits={"variance": "fixed", "lengthscale": (np.exp(-5.0), np.exp(8.5))})
-    return rbf + Constant(100.0, limits={"variance": (np.exp(-13.0), np.exp(10.0))})
+        kernel.k1.lengthscale = 1 / np.sqrt(kappa)
+    return kernel
 
 
 def fit_row(row, Z, y, k, seed, svm_solver="kmlib"):
