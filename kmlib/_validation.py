@@ -16,6 +16,7 @@ __all__ = [
     "check_positive",
     "check_real",
     "check_positive_int",
+    "check_non_negative_int",
     "check_matching_features",
     "binary_targets",
 ]
@@ -94,8 +95,17 @@ def check_positive_int(value, name):
     name : str
         Its name, used in the error message.
     """
-    if isinstance(value, bool) or not (isinstance(value, numbers.Integral) and value >= 1):
-        raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    return _check_int(value, name, 1, "a positive integer")
+
+
+def check_non_negative_int(value, name):
+    """Return ``value`` as an int after checking that it is an integer >= 0 (not a bool)."""
+    return _check_int(value, name, 0, "a non-negative integer")
+
+
+def _check_int(value, name, minimum, expected):
+    if isinstance(value, bool) or not (isinstance(value, numbers.Integral) and value >= minimum):
+        raise ValueError(f"{name} must be {expected}; got {value!r}")
     return int(value)
 
 

@@ -21,7 +21,7 @@ The latent function has a Gaussian-process prior :math:`\mathbf f\sim\mathcal N(
   (:math:`0 < |\nu_i| < C`, residual in the quadratic band of the loss) have curvature, so only
   their block :math:`\boldsymbol\Sigma_M` is factorised; gradients (4.39)–(4.41) in
   :math:`\ln C`, :math:`\ln\epsilon` and the kernel's log hyperparameters
-  (:func:`negative_log_evidence`).
+  (:func:`log_evidence`).
 * **Error bars** (4.43)–(4.46): :math:`\sigma_t^2 = k(\mathbf x,\mathbf x) - \mathbf k_M^T
   (\tfrac{2\beta\epsilon}{C}\mathbf I + \boldsymbol\Sigma_M)^{-1}\mathbf k_M` for the latent
   function, plus the SILF noise variance (2.33) for a new target.
@@ -36,18 +36,20 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin, clone
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from . import _linalg
-from ._validation import check_real
-from .gp import maximise_evidence
-from .kernels import RBF, Constant, Kernel
+from ._deprecated import module_alias, renamed_attribute, warn_renamed
+from ._evidence import maximise_evidence
+from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal
+from ._validation import check_positive_int, check_real
+from .kernels import RBF, Constant
 from .losses import silf, silf_noise_variance, silf_normaliser, silf_normaliser_gradient
 
-__all__ = ["BayesianSVR", "DualSolution", "solve_dual", "negative_log_evidence"]
+__all__ = ["BayesianSVR", "SILFDualSolution", "solve_dual", "log_evidence"]
 
 #: Thesis boxes (Table 4.2 and 4.3.3): C in [0.01, 1000], ln epsilon in [-5, -0.7].
 C_BOUNDS = (0.01, 1000.0)
@@ -69,13 +71,13 @@ def check_silf_parameters(C, epsilon, beta):
 
 
 # ------------------------------------------------------------------------------ MAP by SMO
-class DualSolution:
-    """Solution of the dual (4.25) and what the evidence needs from it.
+class SILFDualSolution:
+    """Solution of the SILF dual (4.25) and what the evidence needs from it.
 
     Attributes
     ----------
     nu : ndarray of shape (n,)
-        :math:`\\alpha_i - \\alpha_i^*`; the MAP function is ``Sigma @ nu`` (4.26).
+        :math:`\\alpha_i - \\alpha_i^*`; the MAP function is ``K @ nu`` (4.26).
     F : ndarray of shape (n,)
         :math:`F_i = y_i - (\\mathbf Q\\boldsymbol\\nu)_i` of (4.30).
     off_bound : ndarray of int
@@ -156,20 +158,20 @@ def _pair_step(nu_i, nu_j, F_i, F_j, Q_ii, Q_jj, Q_ij, flat, C):
     return t * d_i, t * d_j
 
 
-def _best_partner(k, slope_k, violation, Sigma_k, diag, sign=1.0):
+def _best_partner(k, slope_k, violation, K_k, diag, sign=1.0):
     """The partner of variable ``k`` whose joint Newton step lowers the dual most.
 
     For a pair with slopes (g_k, g_l) inside their quadrant and Hessian [[Q_kk, Q_kl],
     [Q_kl, Q_ll]], Newton's step lowers the quadratic by (Q_ll g_k^2 - 2 Q_kl g_k g_l +
-    Q_kk g_l^2) / (2 rho), rho the determinant (positive: Q = Sigma + ridge I). ``violation``
+    Q_kk g_l^2) / (2 rho), rho the determinant (positive: Q = K + ridge I). ``violation``
     holds the candidates' own violations (their slopes times ``sign``); only positive ones are
     candidates (second-order working-set selection, as Fan, Chen & Lin 2005 do for the
     standard SVM dual).
     """
     slopes = sign * violation
-    gain = slopes * (diag[k] * slopes - (2.0 * slope_k) * Sigma_k)
+    gain = slopes * (diag[k] * slopes - (2.0 * slope_k) * K_k)
     gain += slope_k**2 * diag
-    gain /= diag[k] * diag - Sigma_k * Sigma_k  # twice the decrease
+    gain /= diag[k] * diag - K_k * K_k  # twice the decrease
     gain[violation <= 0] = -np.inf
     gain[k] = -np.inf
     best = int(np.argmax(gain))
@@ -194,7 +196,7 @@ def _coordinate_minimum(nu_k, F_k, Q_kk, flat, C):
     return float(np.clip(np.sign(z) * max(abs(z) - flat, 0.0) / Q_kk, -C, C))
 
 
-def _polished(Sigma, y, nu, C, flat, ridge):
+def _polished(K, y, nu, C, flat, ridge):
     r"""Exact solution of the dual on the index sets of ``nu``, or None if they are not right.
 
     With the signs of the free variables and the values of the bound ones fixed, the
@@ -209,20 +211,20 @@ def _polished(Sigma, y, nu, C, flat, ridge):
         return None
     bound = np.flatnonzero(np.abs(nu) >= C)
     signs = np.sign(nu[free])
-    rhs = y[free] - flat * signs - Sigma[np.ix_(free, bound)] @ nu[bound]
-    Q_free = Sigma[np.ix_(free, free)].copy()
+    rhs = y[free] - flat * signs - K[np.ix_(free, bound)] @ nu[bound]
+    Q_free = K[np.ix_(free, free)].copy()
     Q_free[np.diag_indices(free.size)] += ridge
     solved = _linalg.cho_solve(_linalg.cholesky(Q_free)[0], rhs)
     if np.any(np.sign(solved) != signs) or np.any(np.abs(solved) >= C):
         return None
     polished = nu.copy()
     polished[free] = solved
-    F = y - Sigma @ polished - ridge * polished
+    F = y - K @ polished - ridge * polished
     up, down = _violations(polished, F, C, flat)
     return polished, F, max(float(np.max(up)), float(np.max(down)), 0.0)
 
 
-def solve_dual(Sigma, y, C, epsilon, beta, nu0=None, tol=1e-3, max_iter=None):
+def solve_dual(K, y, C, epsilon, beta, nu0=None, tol=1e-3, max_iter=None):
     """MAP of BSVR: the dual (4.25) by SMO with pairwise Newton steps (Chu 4.2.2, Table 4.1).
 
     Each step takes the variable whose increase would lower the dual fastest and the one whose
@@ -241,7 +243,7 @@ def solve_dual(Sigma, y, C, epsilon, beta, nu0=None, tol=1e-3, max_iter=None):
 
     Parameters
     ----------
-    Sigma : ndarray of shape (n, n)
+    K : ndarray of shape (n, n)
         Prior covariance of the latent function at the training inputs.
     y : ndarray of shape (n,)
         Targets.
@@ -261,11 +263,11 @@ def solve_dual(Sigma, y, C, epsilon, beta, nu0=None, tol=1e-3, max_iter=None):
     C, epsilon, beta = check_silf_parameters(C, epsilon, beta)
     n = y.size
     flat = (1.0 - beta) * epsilon  # half-width of the flat zone of the loss
-    ridge = 2.0 * beta * epsilon / C  # Q = Sigma + ridge I (4.29)
+    ridge = 2.0 * beta * epsilon / C  # Q = K + ridge I (4.29)
     max_iter = 100 * n + 1000 if max_iter is None else max_iter
     nu = np.zeros(n) if nu0 is None else np.clip(np.asarray(nu0, dtype=np.float64), -C, C)
-    F = y - Sigma @ nu - ridge * nu  # (4.30)
-    diag = np.diag(Sigma) + ridge
+    F = y - K @ nu - ridge * nu  # (4.30)
+    diag = np.diag(K) + ridge
     offset_up, offset_down = _offsets(nu, C, flat)
     up, down = np.empty(n), np.empty(n)
 
@@ -277,7 +279,7 @@ def solve_dual(Sigma, y, C, epsilon, beta, nu0=None, tol=1e-3, max_iter=None):
             new = 0.0
         change = new - nu[k]
         nu[k] = new
-        np.subtract(F, change * Sigma[k], out=F)  # (C.9): only the changed row of Q
+        np.subtract(F, change * K[k], out=F)  # (C.9): only the changed row of Q
         F[k] -= ridge * change
         offset_up[k], offset_down[k] = _offsets(nu[k], C, flat)
 
@@ -293,16 +295,16 @@ def solve_dual(Sigma, y, C, epsilon, beta, nu0=None, tol=1e-3, max_iter=None):
         if worst <= tol or n_iter >= max_iter:
             break
         if n_iter and n_iter % polish_every == 0:  # the sets may have settled: try to finish
-            polished = _polished(Sigma, y, nu, C, flat, ridge)
+            polished = _polished(K, y, nu, C, flat, ridge)
             if polished is not None and polished[2] <= tol:
                 break
             polished = None
         if up[i] >= down[j]:  # keep the worst violator, pair it for the largest decrease
-            j = _best_partner(i, -up[i], down, Sigma[i], diag)
+            j = _best_partner(i, -up[i], down, K[i], diag)
         else:
-            i = _best_partner(j, down[j], up, Sigma[j], diag, sign=-1.0)
+            i = _best_partner(j, down[j], up, K[j], diag, sign=-1.0)
         n_iter += 1
-        step = _pair_step(nu[i], nu[j], F[i], F[j], diag[i], diag[j], Sigma[i, j], flat, C)
+        step = _pair_step(nu[i], nu[j], F[i], F[j], diag[i], diag[j], K[i, j], flat, C)
         if i != j and step is not None:
             move(i, step[0])
             move(j, step[1])
@@ -311,7 +313,7 @@ def solve_dual(Sigma, y, C, epsilon, beta, nu0=None, tol=1e-3, max_iter=None):
                 move(k, _coordinate_minimum(nu[k], F[k], diag[k], flat, C) - nu[k])
     violation = max(float(np.max(up)), float(np.max(down)), 0.0)
     if polished is None:
-        polished = _polished(Sigma, y, nu, C, flat, ridge)
+        polished = _polished(K, y, nu, C, flat, ridge)
     if polished is not None and polished[2] <= violation:
         nu, F, violation = polished
     if violation > tol:
@@ -321,52 +323,54 @@ def solve_dual(Sigma, y, C, epsilon, beta, nu0=None, tol=1e-3, max_iter=None):
             ConvergenceWarning,
             stacklevel=2,
         )
-    return DualSolution(nu, F, C, violation, n_iter)
+    return SILFDualSolution(nu, F, C, violation, n_iter)
 
 
 # ------------------------------------------------------------------------------- evidence
-def negative_log_evidence(Sigma, y, C, epsilon, beta, solution, dSigma=None):
-    """:math:`-\\ln P(\\mathcal D|\\theta)` of (4.38) at a solution of the dual, and its gradient.
+def log_evidence(K, y, C, epsilon, beta, solution, dK=None):
+    """:math:`\\ln P(\\mathcal D|\\theta)`, minus (4.38), at a solution of the dual, and its
+    gradient.
 
     Parameters
     ----------
-    Sigma : ndarray of shape (n, n)
+    K : ndarray of shape (n, n)
         Prior covariance at the training inputs.
     y : ndarray of shape (n,)
     C, epsilon, beta : float
-    solution : DualSolution
+    solution : SILFDualSolution
         From :func:`solve_dual` with the same arguments.
-    dSigma : ndarray of shape (n, n, p), optional
-        Derivatives of ``Sigma`` with respect to the kernel's log hyperparameters.
+    dK : ndarray of shape (n, n, p), optional
+        Derivatives of ``K`` with respect to the kernel's log hyperparameters.
 
     Returns
     -------
     value : float
     gradient : ndarray of shape (2 + p,)
-        Only when ``dSigma`` is given: derivatives with respect to ``ln C``, ``ln epsilon``
+        Only when ``dK`` is given: derivatives with respect to ``ln C``, ``ln epsilon``
         (4.39)–(4.40) and the kernel's log hyperparameters (4.41).
     """
     n = y.size
     nu, M = solution.nu, solution.off_bound
-    f = Sigma @ nu  # (4.26)
+    f = K @ nu  # (4.26)
     delta = y - f
     noise_scale = 2.0 * beta * epsilon / C  # 1/c with c = C / (2 beta epsilon)
-    B = Sigma[np.ix_(M, M)].copy()
-    B[np.diag_indices(M.size)] += noise_scale  # (2 beta eps / C) I + Sigma_M
+    B = K[np.ix_(M, M)].copy()
+    B[np.diag_indices(M.size)] += noise_scale  # (2 beta eps / C) I + K_M
     L, _ = _linalg.cholesky(B) if M.size else (np.zeros((0, 0)), 0.0)
     Z = silf_normaliser(C, epsilon, beta)
     loss = float(np.sum(silf(delta, epsilon, beta)))
-    # (4.38), with ln|I + c Sigma_M| = ln|B| - m ln(1/c)
-    value = (
+    # minus (4.38), with ln|I + c K_M| = ln|B| - m ln(1/c)
+    value = -(
         0.5 * nu @ f
         + C * loss
         + 0.5 * (_linalg.log_det(L) - M.size * np.log(noise_scale))
         + n * np.log(Z)
     )
-    if dSigma is None:
+    if dK is None:
         return float(value)
+    # the thesis's gradients (4.39)-(4.41) are of -ln P
     B_inv = _linalg.inverse_from_cholesky(L) if M.size else np.zeros((0, 0))
-    trace = M.size - noise_scale * np.trace(B_inv)  # tr[B^-1 Sigma_M]
+    trace = M.size - noise_scale * np.trace(B_inv)  # tr[B^-1 K_M]
     dZ_dC, dZ_deps = silf_normaliser_gradient(C, epsilon, beta)
     d_lnC = C * loss + 0.5 * trace + n * C * dZ_dC / Z  # (4.39)
     flat = (1.0 - beta) * epsilon
@@ -375,12 +379,23 @@ def negative_log_evidence(Sigma, y, C, epsilon, beta, solution, dSigma=None):
     d_lneps = C * (np.sum(band) + tails) - 0.5 * trace + n * epsilon * dZ_deps / Z  # (4.40)
     d_kernel = np.array(
         [
-            0.5 * np.sum(B_inv * dSigma[np.ix_(M, M, [k])][:, :, 0])
-            - 0.5 * nu @ dSigma[:, :, k] @ nu
-            for k in range(dSigma.shape[2])
+            0.5 * np.sum(B_inv * dK[np.ix_(M, M, [k])][:, :, 0])
+            - 0.5 * nu @ dK[:, :, k] @ nu
+            for k in range(dK.shape[2])
         ]
     )  # (4.41)
-    return float(value), np.concatenate([[d_lnC, d_lneps], d_kernel])
+    return float(value), -np.concatenate([[d_lnC, d_lneps], d_kernel])
+
+
+def negative_log_evidence(K, y, C, epsilon, beta, solution, dK=None):
+    """Deprecated: minus :func:`log_evidence` (and minus its gradient)."""
+    warn_renamed("negative_log_evidence", "log_evidence (which returns ln P)", __name__)
+    out = log_evidence(K, y, C, epsilon, beta, solution, dK)
+    return -out if dK is None else (-out[0], -out[1])
+
+
+def __getattr__(name):
+    return module_alias(__name__, name, {"DualSolution": "SILFDualSolution"}, globals())
 
 
 # ------------------------------------------------------------------------------ estimator
@@ -414,7 +429,10 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
         evaluation to the next, and L-BFGS-B can stop early on the noisy evidence (on the
         six-input robot arm it stopped 50 nats short). 1e-5 avoids that at about 1.5 times the
         cost of a fit.
-    max_iter : int
+    max_iter : int, optional
+        Step limit of the SMO solver for the final MAP estimate; ``None`` is ``1000 n``.
+        (Until kmlib 0.2 ``max_iter`` was the L-BFGS-B limit, now ``optimizer_max_iter``.)
+    optimizer_max_iter : int
         Iteration limit of each L-BFGS-B run.
     verbose : int
         Print the evidence every ``verbose`` evaluations (0: silent).
@@ -436,11 +454,13 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
     log_marginal_likelihood_ : float
         :math:`\ln P(\mathcal D|\theta)` at the fit (the thesis tabulates its negative).
     n_iter_ : int
-        L-BFGS-B iterations of the best run (0 without optimisation).
-    n_smo_iter_ : int
         SMO steps of the final MAP solve.
+    optimizer_n_iter_ : int
+        L-BFGS-B iterations of the best run (0 without optimisation).
     X_train_ : ndarray of shape (n, d)
     """
+
+    n_smo_iter_ = renamed_attribute("n_smo_iter_", "n_iter_")
 
     def __init__(
         self,
@@ -452,7 +472,8 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
         n_restarts=0,
         random_state=None,
         tol=1e-5,
-        max_iter=200,
+        max_iter=None,
+        optimizer_max_iter=200,
         verbose=0,
     ):
         self.kernel = kernel
@@ -464,13 +485,12 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
         self.random_state = random_state
         self.tol = tol
         self.max_iter = max_iter
+        self.optimizer_max_iter = optimizer_max_iter
         self.verbose = verbose
 
-    def _initial_kernel(self, y):
-        if self.kernel is not None:
-            if not isinstance(self.kernel, Kernel):
-                raise ValueError(f"kernel must be a kmlib kernel; got {type(self.kernel).__name__}")
-            return clone(self.kernel)
+    @staticmethod
+    def _default_kernel(y):
+        """The thesis's covariance (4.3) with kappa_0 fixed at the variance of the targets."""
         variance = float(np.var(y)) or 1.0  # kappa_0 of (4.3), fixed (Chu 4.3.3)
         return RBF(
             lengthscale=np.sqrt(2.0),
@@ -493,8 +513,16 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         C, epsilon, beta = check_silf_parameters(self.C, self.epsilon, self.beta)
         check_real(self.tol, "tol", low=0)
-        kernel = self._initial_kernel(y)
-        warm = {"nu": None, "C": None, "calls": 0, "best": (np.inf, None, None)}
+        if self.max_iter is not None:
+            check_positive_int(self.max_iter, "max_iter")
+            warnings.warn(
+                "BayesianSVR: max_iter now limits the SMO solver, as in SVC and BTSVC; until "
+                "kmlib 0.2 it limited L-BFGS-B, which optimizer_max_iter now does",
+                FutureWarning,
+                stacklevel=2,
+            )
+        kernel = check_kernel(self.kernel, lambda: self._default_kernel(y), callables=False)
+        warm = {"nu": None, "C": None, "calls": 0, "best": (-np.inf, None, None)}
 
         def start_for(C_):
             # the last MAP, with the variables that sat at the old box moved to the new one
@@ -505,7 +533,7 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
         def objective(theta):
             C_, eps_ = np.exp(theta[:2])
             kernel.theta = theta[2:]
-            Sigma, dSigma = kernel(X, eval_gradient=True)
+            K, dK = evaluate_kernel(kernel, X, eval_gradient=True)
             warm["calls"] += 1
             # a line search may probe a corner of the box (C = 1000, a nearly constant
             # covariance) where SMO needs a very long time. There the MAP is cut short after
@@ -515,7 +543,7 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 solution = solve_dual(
-                    Sigma,
+                    K,
                     y,
                     C_,
                     eps_,
@@ -525,14 +553,14 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
                     max_iter=PROBE_STEPS_PER_SAMPLE * y.size,
                 )
             warm["nu"], warm["C"] = solution.nu, C_
-            value, gradient = negative_log_evidence(Sigma, y, C_, eps_, beta, solution, dSigma)
-            if value < warm["best"][0]:
+            value, gradient = log_evidence(K, y, C_, eps_, beta, solution, dK)
+            if value > warm["best"][0]:
                 warm["best"] = (value, solution.nu, C_)
             if self.verbose and warm["calls"] % self.verbose == 0:
-                print(f"BSVR evaluation {warm['calls']}: -ln P(D|theta) = {value:.4f}")
+                print(f"BSVR evaluation {warm['calls']}: -ln P(D|theta) = {-value:.4f}")
             return value, gradient
 
-        self.n_iter_ = 0
+        self.optimizer_n_iter_ = 0
         if self.optimize:
             C_low, C_high = C_BOUNDS
             theta0 = np.concatenate([[np.log(C), np.log(epsilon)], kernel.theta])
@@ -544,29 +572,32 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
                     objective,
                     theta0,
                     bounds,
+                    ["C", "epsilon"] + list(kernel.theta_names),
+                    model="BayesianSVR",
                     n_restarts=self.n_restarts,
                     random_state=self.random_state,
-                    max_iter=self.max_iter,
+                    max_iter=self.optimizer_max_iter,
                 )
             C, epsilon = np.exp(result.x[:2])
             kernel.theta = result.x[2:]
-            self.n_iter_ = int(result.nit)
-        Sigma = kernel(X)
+            self.optimizer_n_iter_ = int(result.nit)
+        K = evaluate_kernel(kernel, X)
         # the final MAP starts from the one at the best evaluated point (L-BFGS-B returns that
         # point, but its last evaluation may have been a trial elsewhere)
         _, warm["nu"], warm["C"] = warm["best"]
+        max_iter = 1000 * y.size if self.max_iter is None else self.max_iter
         solution = solve_dual(
-            Sigma, y, C, epsilon, beta, nu0=start_for(C), tol=self.tol, max_iter=1000 * y.size
+            K, y, C, epsilon, beta, nu0=start_for(C), tol=self.tol, max_iter=max_iter
         )
         self.kernel_, self.C_, self.epsilon_ = kernel, float(C), float(epsilon)
         self.X_train_ = X
         self.dual_coef_ = solution.nu
         self.support_ = np.flatnonzero(solution.nu)
         self.off_bound_, self.on_bound_ = solution.off_bound, solution.on_bound
-        self.n_smo_iter_ = solution.n_iter
+        self.n_iter_ = solution.n_iter
         self.noise_variance_ = float(silf_noise_variance(C, epsilon, beta))  # (2.33)
-        self.log_marginal_likelihood_ = -negative_log_evidence(Sigma, y, C, epsilon, beta, solution)
-        B = Sigma[np.ix_(self.off_bound_, self.off_bound_)].copy()
+        self.log_marginal_likelihood_ = log_evidence(K, y, C, epsilon, beta, solution)
+        B = K[np.ix_(self.off_bound_, self.off_bound_)].copy()
         B[np.diag_indices(self.off_bound_.size)] += 2.0 * beta * epsilon / C
         self.L_ = _linalg.cholesky(B)[0] if self.off_bound_.size else np.zeros((0, 0))
         return self
@@ -591,12 +622,12 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        K = self.kernel_(X, self.X_train_)
+        K = evaluate_kernel(self.kernel_, X, self.X_train_)
         mean = K @ self.dual_coef_  # (4.43)
         if not return_std:
             return mean
         V = _linalg.solve_lower(self.L_, K[:, self.off_bound_].T)  # only off-bound SVs (4.46)
-        var = self.kernel_.diag(X) - np.einsum("ij,ij->j", V, V)
+        var = kernel_diagonal(self.kernel_, X) - np.einsum("ij,ij->j", V, V)
         np.maximum(var, 0.0, out=var)
         if include_noise:
             var += self.noise_variance_

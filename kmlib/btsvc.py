@@ -56,16 +56,19 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.special import erfc
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from . import _linalg
-from ._validation import binary_targets, check_real
-from .gp import maximise_evidence
-from .kernels import RBF, Constant, Kernel
+from ._deprecated import module_alias, warn_renamed
+from ._evidence import maximise_evidence
+from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal
+from ._newton import damped_step
+from ._validation import binary_targets, check_positive_int, check_real
+from .kernels import RBF, Constant
 from .losses import trigonometric, trigonometric_derivative, trigonometric_second_derivative
 
 __all__ = [
@@ -74,7 +77,7 @@ __all__ = [
     "dual_regulariser",
     "dual_gradient",
     "kkt_violation",
-    "DualSolution",
+    "TrigonometricDualSolution",
     "solve_dual",
     "LaplaceApproximation",
     "laplace_approximation",
@@ -96,8 +99,6 @@ BIAS_VARIANCE_LIMITS = (np.exp(-10.0), np.exp(7.0))
 TRUST_RADIUS = 1.0
 PAIR_STEP_TOL = 1e-6
 PAIR_MAX_STEPS = 100
-#: Armijo constant of the Newton solver's backtracking.
-ARMIJO = 1e-4
 #: Gauss-Legendre rule for the integral of (5.42), applied within this many standard deviations
 #: of the mean (the Gaussian mass beyond 10 sd is 1.5e-23).
 GAUSS_LEGENDRE_NODES, GAUSS_LEGENDRE_WEIGHTS = np.polynomial.legendre.leggauss(64)
@@ -162,14 +163,14 @@ def dual_regulariser(alpha):
     return alpha * slack - np.log1p(ratio**2), slack, 8.0 / (np.pi**2 + 4.0 * alpha**2)
 
 
-def dual_gradient(alpha, Sigma_v, y):
+def dual_gradient(alpha, K_v, y):
     r"""Gradient of the dual (5.29): :math:`y_i(\boldsymbol\Sigma\mathbf v)_i - 1 +
     \tfrac4\pi\arctan\tfrac{2\alpha_i}\pi`, which is :math:`-y_iF_i` with :math:`F_i` of (5.30).
 
     Parameters
     ----------
     alpha : ndarray of shape (n,)
-    Sigma_v : ndarray of shape (n,)
+    K_v : ndarray of shape (n,)
         :math:`\boldsymbol\Sigma\mathbf v` with :math:`v_i = y_i\alpha_i`, i.e. :math:`\mathbf f`.
     y : ndarray of shape (n,)
         Labels in {-1, +1}.
@@ -178,7 +179,7 @@ def dual_gradient(alpha, Sigma_v, y):
     -------
     gradient : ndarray of shape (n,)
     """
-    return y * Sigma_v - 1.0 + dual_regulariser(alpha)[1]
+    return y * K_v - 1.0 + dual_regulariser(alpha)[1]
 
 
 def kkt_violation(alpha, F, y):
@@ -204,8 +205,8 @@ def kkt_violation(alpha, F, y):
     return float(max(-beta_up, beta_low, 0.0))
 
 
-class DualSolution(NamedTuple):
-    """Solution of the dual (5.29).
+class TrigonometricDualSolution(NamedTuple):
+    """Solution of the BTSVC dual (5.29).
 
     Attributes
     ----------
@@ -234,18 +235,18 @@ def _F(alpha, f, y):
 
 
 def _map_objective(v, f, y):
-    """S of (5.18) at f = Sigma v: 1/2 v^T f + sum of the trigonometric losses (5.7)."""
+    """S of (5.18) at f = K v: 1/2 v^T f + sum of the trigonometric losses (5.7)."""
     return 0.5 * v @ f + np.sum(trigonometric(y * f))
 
 
-def _newton_step(Sigma, y, v, f, value):
-    """One damped Newton step on the MAP problem (5.18) in the coefficients v of f = Sigma v.
+def _newton_step(K, y, v, f, value):
+    """One damped Newton step on the MAP problem (5.18) in the coefficients v of f = K v.
 
     Only the points with y f < 1 have curvature W = l_t'' (5.10); with u_i = -y_i l_t'(y_i f_i)
-    (= y_i alpha_i at the optimum) the Newton step is v_new = (I + W Sigma)^-1 (W f + u), the
-    form of Rasmussen & Williams Alg. 3.1 that factorises only B = I + W^1/2 Sigma_S W^1/2 on
-    those points. The step is halved until S drops (Armijo); S is +inf where some y f <= -1.
-    Returns the new ``v``, ``f`` and ``value``.
+    (= y_i alpha_i at the optimum) the Newton step is v_new = (I + W K)^-1 (W f + u), the
+    form of Rasmussen & Williams Alg. 3.1 that factorises only B = I + W^1/2 K_S W^1/2 on
+    those points. The step is halved until S drops (:func:`kmlib._newton.damped_step`); S is
+    +inf where some y f <= -1. Returns the new ``v``, ``f`` and ``value``, and whether it moved.
     """
     margin = y * f
     W = trigonometric_second_derivative(margin)
@@ -253,43 +254,39 @@ def _newton_step(Sigma, y, v, f, value):
     curved = np.flatnonzero(W > 0)
     root = np.sqrt(W[curved])
     g = W[curved] * f[curved] + u[curved]
-    B = root[:, None] * Sigma[np.ix_(curved, curved)] * root[None, :]
+    B = root[:, None] * K[np.ix_(curved, curved)] * root[None, :]
     B[np.diag_indices_from(B)] += 1.0
     L, _ = _linalg.cholesky(B)
     target = np.zeros_like(v)
-    target[curved] = g - root * _linalg.cho_solve(L, root * (Sigma[np.ix_(curved, curved)] @ g))
-    f_target = Sigma[:, curved] @ target[curved]
+    target[curved] = g - root * _linalg.cho_solve(L, root * (K[np.ix_(curved, curved)] @ g))
+    f_target = K[:, curved] @ target[curved]
     direction, f_direction = target - v, f_target - f
-    slope = (v - u) @ f_direction  # gradient Sigma (v - u) of S in v, along the step
-    slack = 8.0 * np.finfo(float).eps * (abs(value) + 1.0)  # differences below are round-off
-    step = 1.0
-    while True:
-        v_trial, f_trial = v + step * direction, f + step * f_direction
-        value_trial = _map_objective(v_trial, f_trial, y)
-        if value_trial <= value + ARMIJO * step * slope + slack or step < 1e-12:
-            return v_trial, f_trial, value_trial
-        step *= 0.5
+    slope = (v - u) @ f_direction  # gradient K (v - u) of S in v, along the step
+    step, value = damped_step(
+        lambda s: _map_objective(v + s * direction, f + s * f_direction, y), value, slope
+    )
+    return v + step * direction, f + step * f_direction, value, step > 0.0
 
 
-def _newton_map(Sigma, y, alpha, tol, max_iter):
+def _newton_map(K, y, alpha, tol, max_iter):
     """Newton iterations on (5.18) until alpha = max(y v, 0) meets (5.31); see solve_dual."""
     v = y * alpha
-    f = Sigma @ v
+    f = K @ v
     while np.any(y * f <= -1.0):  # a warm start outside the domain of (5.7): shrink it
         v, f = 0.5 * v, 0.5 * f
     value = _map_objective(v, f, y)
-    n_iter = 0
+    n_iter, moved = 0, True
     while True:
         alpha = np.maximum(y * v, 0.0)
-        f_dual = f if np.all(y * v >= 0) else Sigma @ (y * alpha)
+        f_dual = f if np.all(y * v >= 0) else K @ (y * alpha)
         violation = kkt_violation(alpha, _F(alpha, f_dual, y), y)
-        if violation <= tol or n_iter >= max_iter:
+        if violation <= tol or n_iter >= max_iter or not moved:
             return alpha, f_dual, violation, n_iter
         n_iter += 1
-        v, f, value = _newton_step(Sigma, y, v, f, value)
+        v, f, value, moved = _newton_step(K, y, v, f, value)
 
 
-def _solve_pair(Sigma, y, alpha, f, pair):
+def _solve_pair(K, y, alpha, f, pair):
     """Minimise the dual over two variables by the trust-region Newton steps of Appendix G.
 
     Each step is the Newton-Raphson step (G.2) when it is no longer than ``TRUST_RADIUS`` and
@@ -299,7 +296,7 @@ def _solve_pair(Sigma, y, alpha, f, pair):
     pair's ``alpha``.
     """
     y_pair = y[pair]
-    Q = y_pair[:, None] * Sigma[np.ix_(pair, pair)] * y_pair[None, :]
+    Q = y_pair[:, None] * K[np.ix_(pair, pair)] * y_pair[None, :]
     a = alpha[pair].copy()
     yf = y_pair * f[pair]
     for _ in range(PAIR_MAX_STEPS):
@@ -323,7 +320,7 @@ def _solve_pair(Sigma, y, alpha, f, pair):
     return a - alpha[pair]
 
 
-def _smo_step(Sigma, y, alpha, f):
+def _smo_step(K, y, alpha, f):
     """One SMO update of the pair behind beta^up and beta^low (5.31) (Chu 5.3.2, App. G)."""
     F = _F(alpha, f, y)
     on_margin = alpha > 0
@@ -331,30 +328,30 @@ def _smo_step(Sigma, y, alpha, f):
     i = int(np.argmin(np.where(up, F, np.inf)))
     j = int(np.argmax(np.where(low, F, -np.inf)))
     pair = np.unique([i, j])
-    delta = _solve_pair(Sigma, y, alpha, f, pair)
+    delta = _solve_pair(K, y, alpha, f, pair)
     alpha = alpha.copy()
     alpha[pair] += delta
-    return alpha, f + Sigma[:, pair] @ (y[pair] * delta)
+    return alpha, f + K[:, pair] @ (y[pair] * delta)
 
 
-def _smo(Sigma, y, alpha, tol, max_iter):
+def _smo(K, y, alpha, tol, max_iter):
     """SMO pair updates until (5.31) holds; see solve_dual."""
-    f = Sigma @ (y * alpha)  # (5.32)
+    f = K @ (y * alpha)  # (5.32)
     n_iter = 0
     while True:
         violation = kkt_violation(alpha, _F(alpha, f, y), y)
         if violation <= tol or n_iter >= max_iter:
             return alpha, f, violation, n_iter
         n_iter += 1
-        alpha, f = _smo_step(Sigma, y, alpha, f)
+        alpha, f = _smo_step(K, y, alpha, f)
 
 
-def solve_dual(Sigma, y, alpha0=None, tol=1e-3, max_iter=None, solver="newton"):
+def solve_dual(K, y, alpha0=None, tol=1e-3, max_iter=None, solver="newton"):
     """MAP estimate of BTSVC: the solution of the dual (5.29), to the stopping rule (5.31).
 
     Parameters
     ----------
-    Sigma : ndarray of shape (n, n)
+    K : ndarray of shape (n, n)
         Prior covariance of the latent function at the training inputs.
     y : ndarray of shape (n,)
         Labels in {-1, +1}.
@@ -381,7 +378,7 @@ def solve_dual(Sigma, y, alpha0=None, tol=1e-3, max_iter=None, solver="newton"):
 
     Returns
     -------
-    DualSolution
+    TrigonometricDualSolution
     """
     if solver not in ("newton", "smo"):
         raise ValueError(f"solver must be 'newton' or 'smo'; got {solver!r}")
@@ -390,16 +387,19 @@ def solve_dual(Sigma, y, alpha0=None, tol=1e-3, max_iter=None, solver="newton"):
         max_iter = 100 if solver == "newton" else 100 * n + 1000
     alpha = np.zeros(n) if alpha0 is None else np.maximum(np.asarray(alpha0, dtype=float), 0.0)
     run = _newton_map if solver == "newton" else _smo
-    alpha, f, violation, n_iter = run(Sigma, y, alpha, tol, max_iter)
+    alpha, f, violation, n_iter = run(K, y, alpha, tol, max_iter)
     converged = violation <= tol
     if not converged:
+        why = f"at its iteration limit ({max_iter})" if n_iter >= max_iter else (
+            "where no step lowers the objective beyond round-off"
+        )
         warnings.warn(
-            f"the BTSVC dual solver ({solver}) stopped at its iteration limit ({max_iter}) with "
-            f"a KKT violation of {violation:.2e} > tol = {tol:g}; raise max_iter",
+            f"the BTSVC dual solver ({solver}) stopped {why} with a KKT violation of "
+            f"{violation:.2e} > tol = {tol:g}; raise max_iter or tol",
             ConvergenceWarning,
             stacklevel=2,
         )
-    return DualSolution(alpha, f, violation, n_iter, converged)
+    return TrigonometricDualSolution(alpha, f, violation, n_iter, converged)
 
 
 # ------------------------------------------------------------------------------- evidence
@@ -420,27 +420,33 @@ class LaplaceApproximation(NamedTuple):
         \boldsymbol\Sigma_M\boldsymbol\Lambda_M| = \ln|\mathbf B|` and :math:`(\boldsymbol
         \Lambda_M^{-1} + \boldsymbol\Sigma_M)^{-1} = \boldsymbol\Lambda_M^{1/2}\mathbf B^{-1}
         \boldsymbol\Lambda_M^{1/2}`.
-    negative_log_evidence : float
-        :math:`-\ln P(\mathcal D|\theta)` of (5.35).
+    log_evidence : float
+        :math:`\ln P(\mathcal D|\theta)`, minus (5.35).
     """
 
     support: np.ndarray
     v: np.ndarray
     Lambda: np.ndarray
     L: np.ndarray
-    negative_log_evidence: float
+    log_evidence: float
+
+    @property
+    def negative_log_evidence(self):
+        """Deprecated: ``-log_evidence``."""
+        warn_renamed("negative_log_evidence", "log_evidence (ln P)", "LaplaceApproximation")
+        return -self.log_evidence
 
 
-def laplace_approximation(Sigma, y, solution):
+def laplace_approximation(K, y, solution):
     """The Laplace approximation at a solution of the dual and the evidence (5.35).
 
     Parameters
     ----------
-    Sigma : ndarray of shape (n, n)
+    K : ndarray of shape (n, n)
     y : ndarray of shape (n,)
         Labels in {-1, +1}.
-    solution : DualSolution
-        From :func:`solve_dual` with the same ``Sigma`` and ``y``.
+    solution : TrigonometricDualSolution
+        From :func:`solve_dual` with the same ``K`` and ``y``.
 
     Returns
     -------
@@ -451,23 +457,24 @@ def laplace_approximation(Sigma, y, solution):
     v = y[support] * alpha
     Lambda = 1.0 / dual_regulariser(alpha)[2]  # (pi^2 + 4 alpha^2) / 8, item 5.11
     root = np.sqrt(Lambda)
-    B = root[:, None] * Sigma[np.ix_(support, support)] * root[None, :]
+    B = root[:, None] * K[np.ix_(support, support)] * root[None, :]
     B[np.diag_indices_from(B)] += 1.0
     L, _ = _linalg.cholesky(B)
     loss = trigonometric(y[support] * solution.f[support])  # 2 ln sec(pi xi / 4), xi = 1 - y f
-    # Chu (5.35): 1/2 v_M^T Sigma_M v_M + 2 sum ln sec(pi xi_m / 4) + 1/2 ln|I + Sigma_M Lambda_M|
+    # Chu (5.35): -ln P = 1/2 v_M^T K_M v_M + 2 sum ln sec(pi xi_m / 4) + 1/2 ln|I + K_M Lambda_M|
     value = 0.5 * v @ solution.f[support] + np.sum(loss) + 0.5 * _linalg.log_det(L)
-    return LaplaceApproximation(support, v, Lambda, L, float(value))
+    return LaplaceApproximation(support, v, Lambda, L, -float(value))
 
 
 def _posterior_precision_inverse(laplace):
-    """R = (Lambda_M^-1 + Sigma_M)^-1 = Lambda^1/2 B^-1 Lambda^1/2, shape (m, m)."""
+    """R = (Lambda_M^-1 + K_M)^-1 = Lambda^1/2 B^-1 Lambda^1/2, shape (m, m)."""
     root = np.sqrt(laplace.Lambda)
     return root[:, None] * _linalg.inverse_from_cholesky(laplace.L) * root[None, :]
 
 
-def evidence_gradient_parts(laplace, dSigma_M):
-    r"""The explicit and implicit parts of the gradient (5.36) of :math:`-\ln P(\mathcal D|\theta)`.
+def evidence_gradient_parts(laplace, dK_M):
+    r"""The explicit and implicit parts of the gradient of :math:`\ln P(\mathcal D|\theta)`,
+    minus the thesis's (5.36) (which is of :math:`-\ln P`).
 
     With :math:`\mathbf R = (\boldsymbol\Lambda_M^{-1} + \boldsymbol\Sigma_M)^{-1}` and
     :math:`\partial_p = \partial/\partial\theta_p` (a log hyperparameter of the kernel),
@@ -486,7 +493,7 @@ def evidence_gradient_parts(laplace, dSigma_M):
     Parameters
     ----------
     laplace : LaplaceApproximation
-    dSigma_M : ndarray of shape (m, m, p)
+    dK_M : ndarray of shape (m, m, p)
         Derivatives of the covariance of the support vectors (in the order of
         ``laplace.support``) with respect to the ``p`` log hyperparameters: the second output
         of ``kernel(X[laplace.support], eval_gradient=True)``.
@@ -498,12 +505,12 @@ def evidence_gradient_parts(laplace, dSigma_M):
     """
     R = _posterior_precision_inverse(laplace)
     v, Lambda = laplace.v, laplace.Lambda
-    traces = np.einsum("ij,ijp->p", R, dSigma_M)  # tr(R dSigma_p)
-    actions = np.einsum("ijp,j->ip", dSigma_M, v)  # dSigma_p v, shape (m, p)
+    traces = np.einsum("ij,ijp->p", R, dK_M)  # tr(R dK_p)
+    actions = np.einsum("ijp,j->ip", dK_M, v)  # dK_p v, shape (m, p)
     explicit = 0.5 * traces - 0.5 * v @ actions  # Chu (5.36), first two terms
-    weights = v * (1.0 - np.diag(R) / Lambda) / Lambda  # v_m (R Sigma_M)_mm / Lambda_mm
+    weights = v * (1.0 - np.diag(R) / Lambda) / Lambda  # v_m (R K_M)_mm / Lambda_mm
     implicit = -0.5 * (R @ weights) @ actions  # Chu (5.36), third term (minus: item 5.10)
-    return explicit, implicit
+    return -explicit, -implicit  # of ln P
 
 
 # ---------------------------------------------------------------------------- prediction
@@ -646,19 +653,18 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         check_real(self.tol, "tol", low=0)
         if self.solver not in ("newton", "smo"):
             raise ValueError(f"solver must be 'newton' or 'smo'; got {self.solver!r}")
-        if self.max_iter is not None and (
-            not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1
-        ):
-            raise ValueError(f"max_iter must be a positive integer or None; got {self.max_iter!r}")
-        if self.kernel is not None and not isinstance(self.kernel, Kernel):
-            raise ValueError(f"kernel must be a kmlib kernel; got {type(self.kernel).__name__}")
+        if self.max_iter is not None:
+            check_positive_int(self.max_iter, "max_iter")
+        check_positive_int(self.optimizer_max_iter, "optimizer_max_iter")
+        if self.kernel is not None:
+            check_kernel(self.kernel, default_kernel, callables=False)  # the kind, at fit time
 
     def _evidence(self, kernel, X, y, with_gradient):
-        """Solve the dual (warm-started) with ``kernel``; -ln P (5.35) and optionally (5.36)."""
-        Sigma = kernel(X)
-        solution = solve_dual(Sigma, y, self._warm_start, self.tol, self.max_iter, self.solver)
+        """Solve the dual (warm-started) with ``kernel``; ln P, minus (5.35), and its gradient."""
+        K = evaluate_kernel(kernel, X)
+        solution = solve_dual(K, y, self._warm_start, self.tol, self.max_iter, self.solver)
         self._warm_start = solution.alpha
-        laplace = laplace_approximation(Sigma, y, solution)
+        laplace = laplace_approximation(K, y, solution)
         self.n_evidence_evaluations_ += 1
         if self.verbose:
             values = ", ".join(
@@ -667,21 +673,18 @@ class BTSVC(ClassifierMixin, BaseEstimator):
             )
             print(
                 f"BTSVC evidence {self.n_evidence_evaluations_}: {values}: "
-                f"-ln P = {laplace.negative_log_evidence:.4f}, {laplace.support.size} SVs, "
+                f"-ln P = {-laplace.log_evidence:.4f}, {laplace.support.size} SVs, "
                 f"{solution.n_iter} {self.solver} iterations"
             )
         if not with_gradient:
             return solution, laplace
-        _, dSigma_M = kernel(X[laplace.support], eval_gradient=True)
-        explicit, implicit = evidence_gradient_parts(laplace, dSigma_M)
-        return laplace.negative_log_evidence, explicit + implicit
+        _, dK_M = evaluate_kernel(kernel, X[laplace.support], eval_gradient=True)
+        explicit, implicit = evidence_gradient_parts(laplace, dK_M)
+        return laplace.log_evidence, explicit + implicit
 
-    def _objective(self, kernel, theta, X, y):
+    def _log_evidence_at(self, kernel, theta, X, y):
         kernel.theta = theta
-        try:
-            return self._evidence(kernel, X, y, True)
-        except np.linalg.LinAlgError:
-            return np.inf, np.zeros_like(theta)
+        return self._evidence(kernel, X, y, True)
 
     def _initial_kernel(self, X, y):
         """A copy of the given kernel, or the default (5.13) with the best kappa0 of 5.5.
@@ -689,14 +692,14 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         The dual solution of the winning candidate becomes the warm start of the optimisation.
         """
         if self.kernel is not None:
-            return clone(self.kernel)
+            return check_kernel(self.kernel, default_kernel, callables=False)
         best = None
         for candidate in KAPPA0_CANDIDATES:
             self._warm_start = None
             kernel = default_kernel(X.shape[1], kappa0=candidate)
             solution, laplace = self._evidence(kernel, X, y, False)
-            if best is None or laplace.negative_log_evidence < best[0]:
-                best = (laplace.negative_log_evidence, kernel, solution.alpha)
+            if best is None or laplace.log_evidence > best[0]:
+                best = (laplace.log_evidence, kernel, solution.alpha)
         self._warm_start = best[2]
         return best[1]
 
@@ -732,9 +735,11 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         self.optimizer_n_iter_ = 0
         if self.optimize and kernel.theta.size:
             result = maximise_evidence(
-                lambda theta: self._objective(kernel, theta, X, y_pm),
+                lambda theta: self._log_evidence_at(kernel, theta, X, y_pm),
                 kernel.theta,
                 kernel.bounds,
+                kernel.theta_names,
+                model="BTSVC",
                 n_restarts=self.n_restarts,
                 random_state=self.random_state,
                 max_iter=self.optimizer_max_iter,
@@ -751,7 +756,7 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         self.support_vectors_ = X[laplace.support]
         self.dual_coef_ = laplace.v
         self.laplace_ = laplace
-        self.log_marginal_likelihood_ = -laplace.negative_log_evidence
+        self.log_marginal_likelihood_ = laplace.log_evidence
 
     def latent_mean_and_variance(self, X):
         r"""Mean :math:`\mu_t` and variance :math:`\sigma_t^2` of the latent value (5.41).
@@ -766,11 +771,11 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        k = self.kernel_(self.support_vectors_, X)
+        k = evaluate_kernel(self.kernel_, self.support_vectors_, X)
         mean = self.dual_coef_ @ k  # mu_t = v_M^T k_M
-        # sigma_t^2 = k(x, x) - k_M^T (Lambda^-1 + Sigma_M)^-1 k_M
+        # sigma_t^2 = k(x, x) - k_M^T (Lambda^-1 + K_M)^-1 k_M
         V = _linalg.solve_lower(self.laplace_.L, np.sqrt(self.laplace_.Lambda)[:, None] * k)
-        var = self.kernel_.diag(X) - np.einsum("ij,ij->j", V, V)
+        var = kernel_diagonal(self.kernel_, X) - np.einsum("ij,ij->j", V, V)
         return mean, np.maximum(var, 0.0)
 
     def decision_function(self, X):
@@ -789,7 +794,7 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self.dual_coef_ @ self.kernel_(self.support_vectors_, X)
+        return self.dual_coef_ @ evaluate_kernel(self.kernel_, self.support_vectors_, X)
 
     def predict_proba(self, X):
         """Class probabilities (5.42).
@@ -825,3 +830,7 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         return tags
+
+
+def __getattr__(name):
+    return module_alias(__name__, name, {"DualSolution": "TrigonometricDualSolution"}, globals())

@@ -22,24 +22,23 @@ input dimension gives automatic relevance determination (6.4.4).
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-from scipy import optimize
 from sklearn.base import BaseEstimator, RegressorMixin, clone
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _linalg
+from ._deprecated import DEPRECATED, renamed_attribute, renamed_parameter
+from ._evidence import EvidenceMixin, maximise_evidence
+from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal
 from ._validation import as_generator, as_inputs, check_positive
-from .kernels import RBF, Kernel
+from .kernels import RBF
 
-__all__ = ["GaussianProcessRegressor", "maximise_evidence"]
+__all__ = ["GaussianProcessRegressor"]
 
 LOG_2PI = np.log(2.0 * np.pi)
 
 
-class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
+class GaussianProcessRegressor(EvidenceMixin, RegressorMixin, BaseEstimator):
     r"""Gaussian-process regression with a learned or fixed noise level (PRML 6.4.2).
 
     Parameters
@@ -58,8 +57,10 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         Extra optimiser runs from starting points drawn log-uniformly inside the bounds.
     random_state : int, Generator, RandomState or None
         Seed of the restarts.
-    max_iter : int
+    optimizer_max_iter : int
         Iteration limit of each L-BFGS-B run.
+    max_iter : int
+        Deprecated name of ``optimizer_max_iter``.
 
     Attributes
     ----------
@@ -80,9 +81,11 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         (the argument order of :meth:`log_marginal_likelihood`).
     theta_names_ : list of str
         Their names.
-    n_iter_ : int
-        Optimiser iterations of the best run (0 without optimisation).
+    optimizer_n_iter_ : int
+        L-BFGS-B iterations of the best run (0 without optimisation).
     """
+
+    n_iter_ = renamed_attribute("n_iter_", "optimizer_n_iter_")
 
     def __init__(
         self,
@@ -92,7 +95,8 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         optimize=True,
         n_restarts=0,
         random_state=None,
-        max_iter=200,
+        optimizer_max_iter=200,
+        max_iter=DEPRECATED,
     ):
         self.kernel = kernel
         self.noise_variance = noise_variance
@@ -100,6 +104,7 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         self.optimize = optimize
         self.n_restarts = n_restarts
         self.random_state = random_state
+        self.optimizer_max_iter = optimizer_max_iter
         self.max_iter = max_iter
 
     # ------------------------------------------------------------------ hyperparameters
@@ -109,8 +114,13 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
             if bounds != "fixed":
                 raise ValueError("noise_variance_bounds must be (low, high) or 'fixed'")
             return True
-        low, high = bounds
-        if not 0 < low < high:
+        try:
+            low, high = (float(bound) for bound in bounds)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"noise_variance_bounds must be (low, high) or 'fixed'; got {bounds!r}"
+            ) from None
+        if not 0 < low < high < np.inf:
             raise ValueError(f"noise_variance_bounds must satisfy 0 < low < high; got {bounds}")
         return False
 
@@ -142,9 +152,9 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         Returns ``(value, gradient or None, L, a)``; ``L`` is the Cholesky factor of C_N.
         """
         if eval_gradient:
-            K, dK = kernel(X, eval_gradient=True)
+            K, dK = evaluate_kernel(kernel, X, eval_gradient=True)
         else:
-            K = kernel(X)
+            K = evaluate_kernel(kernel, X)
         C = K  # PRML (6.62): C_N = K + beta^-1 I, formed in place
         C[np.diag_indices_from(C)] += noise_variance
         L, _ = _linalg.cholesky(C)
@@ -163,33 +173,13 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
             gradient = np.append(gradient, 0.5 * noise_variance * np.trace(inner))
         return value, gradient, L, a
 
-    def log_marginal_likelihood(self, theta=None, eval_gradient=False):
-        """Log evidence :math:`\\ln p(\\mathbf t\\mid\\boldsymbol\\theta)` of the training data, (6.69).
-
-        Parameters
-        ----------
-        theta : array_like of shape (n_theta,), optional
-            Log hyperparameters: the kernel's ``theta`` followed by ``log(noise_variance)``
-            (unless the noise is fixed). ``None`` returns the value at the fitted ones.
-        eval_gradient : bool
-            Also return the gradient (6.70) with respect to ``theta``.
-
-        Returns
-        -------
-        value : float
-        gradient : ndarray of shape (n_theta,)
-            Only with ``eval_gradient=True``.
-        """
-        check_is_fitted(self)
-        if theta is None:
-            if not eval_gradient:
-                return self.log_marginal_likelihood_
-            theta = self.theta_
+    def _log_evidence_at(self, theta, eval_gradient):
+        """Log evidence (6.69), and its gradient (6.70), at the log hyperparameters ``theta``."""
         kernel, noise = self._unpack(theta, self.kernel_, self.noise_variance_)
         value, gradient, _, _ = self._evidence(
             self.X_train_, self.y_train_, kernel, noise, eval_gradient
         )
-        return (value, gradient) if eval_gradient else value
+        return value, gradient
 
     # ------------------------------------------------------------------ fit / predict
     def fit(self, X, y):
@@ -205,27 +195,31 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         self
         """
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
-        kernel = RBF() if self.kernel is None else self.kernel
-        if not isinstance(kernel, Kernel):
-            raise ValueError(f"kernel must be a kmlib kernel; got {type(kernel).__name__}")
+        kernel = check_kernel(self.kernel, RBF, callables=False)
         noise = float(check_positive(self.noise_variance, "noise_variance"))
         self._noise_is_fixed()  # validates noise_variance_bounds
+        max_iter = renamed_parameter(self, "max_iter", "optimizer_max_iter")
         self.X_train_, self.y_train_ = X, y
-        self.n_iter_ = 0
+        self.kernel_, self.noise_variance_ = kernel, noise  # the starting point
+        self.optimizer_n_iter_ = 0
         if self.optimize:
             theta0, bounds = self._theta_and_bounds(kernel, noise)
             if theta0.size:
+                noise_name = [] if self._noise_is_fixed() else ["noise_variance"]
                 result = maximise_evidence(
-                    lambda th: self._objective(th, kernel, noise),
+                    lambda theta: self._log_evidence_at(theta, eval_gradient=True),
                     theta0,
                     bounds,
+                    list(kernel.theta_names) + noise_name,
+                    model="GaussianProcessRegressor",
                     n_restarts=self.n_restarts,
                     random_state=self.random_state,
-                    max_iter=self.max_iter,
+                    max_iter=max_iter,
+                    hint="raise the lower bound of noise_variance_bounds or check the kernel",
                 )
                 kernel, noise = self._unpack(result.x, kernel, noise)
-                self.n_iter_ = result.nit
-        self.kernel_ = clone(kernel)
+                self.optimizer_n_iter_ = int(result.nit)
+        self.kernel_ = kernel
         self.noise_variance_ = noise
         self.theta_ = self._theta_and_bounds(kernel, noise)[0]
         self.theta_names_ = list(kernel.theta_names)
@@ -234,17 +228,6 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         value, _, self.L_, self.dual_coef_ = self._evidence(X, y, kernel, noise, False)
         self.log_marginal_likelihood_ = float(value)
         return self
-
-    def _objective(self, theta, kernel, noise):
-        """Negative log evidence and its gradient, ``+inf`` where C_N cannot be factorised."""
-        kernel, noise = self._unpack(theta, kernel, noise)
-        try:
-            value, gradient, _, _ = self._evidence(
-                self.X_train_, self.y_train_, kernel, noise, True
-            )
-        except np.linalg.LinAlgError:
-            return np.inf, np.zeros_like(theta)
-        return -value, -gradient
 
     def predict(self, X, return_std=False, return_cov=False, include_noise=False):
         r"""Predictive mean (6.66), and standard deviation or covariance (6.67).
@@ -273,17 +256,17 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         if return_std and return_cov:
             raise ValueError("ask for return_std or return_cov, not both")
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        Ks = self.kernel_(X, self.X_train_)  # k of (6.65), one row per test point
+        Ks = evaluate_kernel(self.kernel_, X, self.X_train_)  # k of (6.65), one row per test point
         mean = Ks @ self.dual_coef_  # PRML (6.66)
         if not (return_std or return_cov):
             return mean
         V = _linalg.solve_lower(self.L_, Ks.T)  # v = L^-1 k
         noise = self.noise_variance_ if include_noise else 0.0
         if return_cov:
-            cov = self.kernel_(X) - V.T @ V  # Exercise 6.22
+            cov = evaluate_kernel(self.kernel_, X) - V.T @ V  # Exercise 6.22
             cov[np.diag_indices_from(cov)] += noise
             return mean, cov
-        var = self.kernel_.diag(X) - np.einsum("ij,ij->j", V, V)  # PRML (6.67)
+        var = kernel_diagonal(self.kernel_, X) - np.einsum("ij,ij->j", V, V)  # PRML (6.67)
         # round-off can push c - v^T v a hair below zero far from the data's span
         np.maximum(var, 0.0, out=var)
         return mean, np.sqrt(var + noise)
@@ -305,9 +288,9 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         """
         kernel = getattr(self, "kernel_", None)
         if kernel is None:
-            kernel = RBF() if self.kernel is None else self.kernel
+            kernel = check_kernel(self.kernel, RBF, callables=False)
         X = as_inputs(X, "X")
-        return _draw(np.zeros(X.shape[0]), kernel(X), n_samples, random_state)
+        return _draw(np.zeros(X.shape[0]), evaluate_kernel(kernel, X), n_samples, random_state)
 
     def sample_posterior(self, X, n_samples=1, random_state=None):
         """Draw latent functions from the GP posterior at ``X`` (joint over the points).
@@ -331,61 +314,7 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         return tags
 
 
-# ---------------------------------------------------------------------- shared helpers
-def maximise_evidence(objective, theta0, bounds, n_restarts=0, random_state=None, max_iter=200):
-    """Minimise a negative log evidence with L-BFGS-B, from ``theta0`` and seeded restarts.
-
-    Parameters
-    ----------
-    objective : callable
-        ``objective(theta) -> (value, gradient)``; returns ``inf`` where undefined.
-    theta0 : ndarray of shape (p,)
-        First starting point (log hyperparameters).
-    bounds : ndarray of shape (p, 2)
-        Log bounds; restarts are drawn uniformly inside them.
-    n_restarts : int
-        Number of extra starting points.
-    random_state : int, Generator, RandomState or None
-    max_iter : int
-        Iteration limit per run; hitting it warns with ``ConvergenceWarning``.
-
-    Returns
-    -------
-    result : scipy.optimize.OptimizeResult
-        The run with the lowest objective value.
-    """
-    if n_restarts < 0:
-        raise ValueError(f"n_restarts must be >= 0; got {n_restarts}")
-    rng = as_generator(random_state)
-    starts = [np.clip(theta0, bounds[:, 0], bounds[:, 1])]
-    starts += [rng.uniform(bounds[:, 0], bounds[:, 1]) for _ in range(n_restarts)]
-    best = None
-    for start in starts:
-        result = optimize.minimize(
-            objective,
-            start,
-            jac=True,
-            method="L-BFGS-B",
-            bounds=bounds,
-            options={"maxiter": max_iter},
-        )
-        if result.status == 1:
-            warnings.warn(
-                f"L-BFGS-B stopped at its iteration limit ({max_iter}) before converging; "
-                "raise max_iter or check the hyperparameter bounds",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
-        if np.isfinite(result.fun) and (best is None or result.fun < best.fun):
-            best = result
-    if best is None:
-        raise np.linalg.LinAlgError(
-            "the covariance matrix could not be factorised at any starting point; "
-            "raise the lower bound of the noise variance or check the kernel"
-        )
-    return best
-
-
+# ---------------------------------------------------------------------- sampling
 def _draw(mean, cov, n_samples, random_state):
     """``n_samples`` draws of N(mean, cov) via a jittered Cholesky factor, shape (m, n_samples)."""
     rng = as_generator(random_state)

@@ -57,14 +57,16 @@ import warnings
 
 import numpy as np
 from scipy.special import expit, log_expit, log_softmax, logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _linalg
+from ._newton import damped_step
 from ._validation import check_positive_int, check_real
-from .kernels import RBF, Kernel
+from ._kernel_checks import check_kernel, design_matrix
+from .kernels import RBF
 
 __all__ = ["L2VMRegressor", "L1VMRegressor", "L2VMClassifier", "L1VMClassifier"]
 
@@ -72,10 +74,6 @@ __all__ = ["L2VMRegressor", "L1VMRegressor", "L2VMClassifier", "L1VMClassifier"]
 PROXIMAL_DAMPING = 1e-12
 #: Fraction of the outer tolerance to which each inner (active-set) problem is solved.
 INNER_TOLERANCE = 0.1
-#: Armijo constant of the backtracking line searches.
-ARMIJO = 1e-4
-#: Step halvings tried before a line search gives up.
-MAX_HALVINGS = 60
 
 
 # ------------------------------------------------------------------------- the smooth losses
@@ -163,17 +161,15 @@ def _penalty(theta, alpha, penalty):
 
 
 def _line_search(kind, Phi1, T, theta, direction, alpha, penalty, F, slope):
-    """Backtracking (Armijo) step along ``direction``; returns the step or 0.0 on failure."""
+    """Damped step along ``direction`` (:func:`kmlib._newton.damped_step`); 0.0 on failure."""
     eta = Phi1 @ theta.T
     eta_d = Phi1 @ direction.T
-    step = 1.0
-    for _ in range(MAX_HALVINGS):
+
+    def objective_at(step):
         trial = theta + step * direction
-        F_trial = _loss(kind, eta + step * eta_d, T) + _penalty(trial, alpha, penalty)
-        if F_trial <= F + ARMIJO * step * slope:
-            return step
-        step *= 0.5
-    return 0.0
+        return _loss(kind, eta + step * eta_d, T) + _penalty(trial, alpha, penalty)
+
+    return damped_step(objective_at, F, slope)[0]
 
 
 def _start_scale(kind, Phi1, T, theta0):
@@ -396,18 +392,8 @@ class _KernelMachine(BaseEstimator):
 
     def _design(self, X):
         """Set ``kernel_``; return the training design matrix of MLAPP (14.29), shape (N, N)."""
-        kernel = RBF(lengthscale=1.0) if self.kernel is None else self.kernel
-        if not callable(kernel):
-            raise ValueError(f"kernel must be a kmlib kernel or a callable k(X, Y); got {kernel!r}")
-        self.kernel_ = clone(kernel) if isinstance(kernel, Kernel) else kernel
-        Phi = np.asarray(self.kernel_(X, X), dtype=np.float64)
-        if Phi.shape != (X.shape[0], X.shape[0]) or not np.all(np.isfinite(Phi)):
-            raise ValueError(
-                f"the kernel must return a finite matrix of shape {(X.shape[0], X.shape[0])} "
-                f"on X; got shape {Phi.shape}"
-                + ("" if Phi.shape != (X.shape[0], X.shape[0]) else " with non-finite values")
-            )
-        return Phi
+        self.kernel_ = check_kernel(self.kernel, RBF)
+        return design_matrix(self.kernel_, X, X, bias=False)
 
     def _store(self, X, theta, n_iter, objective, converged, all_support):
         self.coef_ = np.ascontiguousarray(theta[:, :-1])
@@ -434,7 +420,7 @@ class _KernelMachine(BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, reset=False)
         eta = np.tile(self.intercept_, (X.shape[0], 1))
         if self.support_.size:
-            K = np.asarray(self.kernel_(X, self.support_vectors_), dtype=np.float64)
+            K = design_matrix(self.kernel_, X, self.support_vectors_, bias=False)
             eta += K @ self.coef_[:, self.support_].T  # MLAPP (14.28): w^T phi(x) + b
         return eta
 

@@ -31,7 +31,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _linalg
-from ._validation import as_generator, check_positive
+from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal
+from ._validation import as_generator, check_positive, check_positive_int
 from .kernels import RBF, Linear
 
 __all__ = [
@@ -41,11 +42,6 @@ __all__ = [
     "KernelKMedoids",
     "feature_space_distances",
 ]
-
-
-def _kernel_or_default(kernel):
-    """The given kmlib kernel, or the default RBF with unit length-scale."""
-    return RBF(lengthscale=1.0) if kernel is None else kernel
 
 
 def feature_space_distances(kernel, X, Y):
@@ -62,7 +58,8 @@ def feature_space_distances(kernel, X, Y):
     ndarray of shape (n, m)
         Clipped at zero, where rounding could make a distance slightly negative.
     """
-    D = kernel.diag(X)[:, None] - 2.0 * kernel(X, Y) + kernel.diag(Y)[None, :]
+    K = evaluate_kernel(kernel, X, Y)
+    D = kernel_diagonal(kernel, X)[:, None] - 2.0 * K + kernel_diagonal(kernel, Y)[None, :]
     return np.maximum(D, 0.0)
 
 
@@ -119,7 +116,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         if self.solver not in ("auto", "dual", "primal"):
             raise ValueError(f"solver must be 'auto', 'dual' or 'primal'; got {self.solver!r}")
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
-        kernel = _kernel_or_default(self.kernel)
+        kernel = check_kernel(self.kernel, RBF, callables=False)
         linear = isinstance(kernel, Linear)
         if self.solver == "primal" and not linear:
             raise ValueError(
@@ -139,7 +136,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
             self.dual_coef_ = (y - Phi @ w) / self.alpha  # PRML (6.4)
             self.solver_ = "primal"
         else:
-            K = kernel(X)
+            K = evaluate_kernel(kernel, X)
             K[np.diag_indices(n)] += self.alpha
             self.dual_coef_ = _linalg.solve_psd(K, y)  # PRML (6.8)
             self.coef_ = None
@@ -161,7 +158,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, reset=False)
         if self.coef_ is not None:
             return X @ self.coef_
-        return self.kernel_(X, self.X_train_) @ self.dual_coef_
+        return evaluate_kernel(self.kernel_, X, self.X_train_) @ self.dual_coef_
 
 
 class KernelPCA(TransformerMixin, BaseEstimator):
@@ -210,12 +207,11 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         """
         X = validate_data(self, X, dtype=np.float64)
         n = X.shape[0]
-        if not (isinstance(self.n_components, (int, np.integer)) and 1 <= self.n_components):
-            raise ValueError(f"n_components must be a positive integer; got {self.n_components!r}")
+        check_positive_int(self.n_components, "n_components")
         if self.n_components > n:
             raise ValueError(f"n_components = {self.n_components} exceeds the {n} samples")
-        self.kernel_ = _kernel_or_default(self.kernel)
-        K = self.kernel_(X)
+        self.kernel_ = check_kernel(self.kernel, RBF, callables=False)
+        K = evaluate_kernel(self.kernel_, X)
         self._K_column_means = K.mean(axis=0)
         self._K_mean = self._K_column_means.mean()
         K_centred = (
@@ -248,7 +244,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "eigenvectors_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        K = self.kernel_(X, self.X_train_)
+        K = evaluate_kernel(self.kernel_, X, self.X_train_)
         K_centred = K - K.mean(axis=1, keepdims=True) - self._K_column_means[None, :] + self._K_mean
         return K_centred @ self.eigenvectors_
 
@@ -290,12 +286,11 @@ class KernelKNeighborsClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        if not (isinstance(self.n_neighbors, (int, np.integer)) and self.n_neighbors >= 1):
-            raise ValueError(f"n_neighbors must be a positive integer; got {self.n_neighbors!r}")
+        check_positive_int(self.n_neighbors, "n_neighbors")
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         self.classes_, self._codes = np.unique(y, return_inverse=True)
-        self.kernel_ = _kernel_or_default(self.kernel)
+        self.kernel_ = check_kernel(self.kernel, RBF, callables=False)
         self.X_train_ = X
         return self
 
@@ -382,9 +377,8 @@ class KernelKMedoids(ClusterMixin, BaseEstimator):
                 f"n_clusters must be an integer between 1 and the {n} samples; "
                 f"got {self.n_clusters!r}"
             )
-        if not (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1):
-            raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}")
-        self.kernel_ = _kernel_or_default(self.kernel)
+        check_positive_int(self.max_iter, "max_iter")
+        self.kernel_ = check_kernel(self.kernel, RBF, callables=False)
         D = feature_space_distances(self.kernel_, X, X)
         medoids = as_generator(self.random_state).choice(n, self.n_clusters, replace=False)
         labels = self._assign(D, medoids)

@@ -53,6 +53,11 @@ __all__ = [
 
 #: Range allowed to a hyperparameter while it is optimised, in natural units.
 DEFAULT_LIMITS = (1e-5, 1e5)
+#: Squared distances below this fraction of the two squared norms are recomputed from the
+#: differences: there the matrix-product form has lost more than about four of its digits.
+CLOSE_PAIRS = 1e-4
+#: Inputs with at least this many features get their distances from a matrix product.
+BLAS_MIN_FEATURES = 32
 
 
 class Hyperparameter(NamedTuple):
@@ -251,16 +256,64 @@ class Kernel:
 
     # ------------------------------------------------------------------ algebra
     def __add__(self, other):
-        return Sum(self, _as_kernel(other, "k + c"))
+        other = _as_kernel(other, "k + c")
+        return NotImplemented if other is NotImplemented else Sum(self, other)
 
     def __radd__(self, other):
-        return Sum(_as_kernel(other, "c + k"), self)
+        other = _as_kernel(other, "c + k")
+        return NotImplemented if other is NotImplemented else Sum(other, self)
 
     def __mul__(self, other):
-        return Product(self, _as_kernel(other, "k * c"))
+        other = _as_kernel(other, "k * c")
+        return NotImplemented if other is NotImplemented else Product(self, other)
 
     def __rmul__(self, other):
-        return Product(_as_kernel(other, "c * k"), self)
+        other = _as_kernel(other, "c * k")
+        return NotImplemented if other is NotImplemented else Product(other, self)
+
+    # ------------------------------------------------------------------ rows for solvers
+    def gram_rows(self, X):
+        """Rows of the Gram matrix ``k(X)`` one at a time, for solvers that need only some.
+
+        Kernels of the scaled distance (and sums and products of them) precompute what every
+        row shares, so that a row costs one matrix-vector product; other kernels are called
+        on ``(X, X[s])``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+
+        Returns
+        -------
+        GramRows
+        """
+        X = self._check_inputs(X, "X")
+        diag = np.asarray(self.diag(X), dtype=np.float64)
+
+        def fill(s, out):
+            out[:] = self(X, X[s : s + 1])[:, 0]
+            out[s] = diag[s]  # a White term belongs to the Gram matrix, not to k(X, X[s])
+            return out
+
+        return GramRows(fill, diag, fast=False)
+
+
+class GramRows(NamedTuple):
+    """Rows of a Gram matrix on demand (from :meth:`Kernel.gram_rows`).
+
+    Attributes
+    ----------
+    fill : callable
+        ``fill(s, out)`` writes row ``s``, shape (n,), into ``out`` and returns it.
+    diag : ndarray of shape (n,)
+        The diagonal.
+    fast : bool
+        Whether a row costs about one matrix-vector product (else a kernel call).
+    """
+
+    fill: object
+    diag: np.ndarray
+    fast: bool
 
 
 def _as_kernel(value, expression):
@@ -283,7 +336,18 @@ def _short(value):
 
 # ====================================================================== stationary kernels
 class _Stationary(Kernel):
-    """Kernels of the scaled distance, with one length-scale or one per dimension (ARD)."""
+    r"""Kernels of the scaled distance, with one length-scale or one per dimension (ARD).
+
+    A subclass gives the kernel as a function of the scaled squared distance, ``_profile``.
+    Squared distances come, in many dimensions, from :math:`\lVert\mathbf a\rVert^2 +
+    \lVert\mathbf b\rVert^2 - 2\mathbf a^T\mathbf b` (one matrix product) after moving the
+    origin to the inputs' mean; the few pairs so close that this loses digits (their distance
+    below ``CLOSE_PAIRS`` of the norms) are recomputed from their differences, so that the
+    result is as accurate as the pairwise form, which matters for kernels with a kink at zero
+    such as the exponential. Rows for solvers (:meth:`gram_rows`) reuse the scaled inputs and
+    their norms: one matrix-vector product per row. Every kernel built on this class, and every
+    sum or product of them, shares these paths.
+    """
 
     def _scaled(self, X, lengthscale):
         if np.ndim(lengthscale) == 1 and lengthscale.size != X.shape[1]:
@@ -295,9 +359,13 @@ class _Stationary(Kernel):
 
     def _sq_dist(self, X, Y, lengthscale):
         """Squared distance after dividing each input dimension by its length-scale."""
-        Xs = self._scaled(X, lengthscale)
-        Ys = Xs if Y is None else self._scaled(Y, lengthscale)
-        return cdist(Xs, Ys, "sqeuclidean")
+        if Y is None:
+            Xs = self._scaled(X - X.mean(axis=0), lengthscale)
+            return _squared_distances(Xs, Xs, symmetric=True)
+        centre = (X.sum(axis=0) + Y.sum(axis=0)) / (X.shape[0] + Y.shape[0])
+        return _squared_distances(
+            self._scaled(X - centre, lengthscale), self._scaled(Y - centre, lengthscale)
+        )
 
     def _dsq_dist_dlog_lengthscale(self, X, lengthscale, sq_dist):
         """Derivative of the scaled squared distance with respect to log length-scale(s).
@@ -309,8 +377,56 @@ class _Stationary(Kernel):
         Xs = self._scaled(X, lengthscale)
         return -2.0 * (Xs[:, np.newaxis, :] - Xs[np.newaxis, :, :]) ** 2
 
+    def _gram(self, X, Y, h):
+        return self._profile(self._sq_dist(X, Y, h.lengthscale), h)
+
     def _diag(self, X, h):
         return np.full(X.shape[0], h.variance)
+
+    def gram_rows(self, X):
+        h = self._values()
+        X = self._check_inputs(X, "X")
+        Xs = np.ascontiguousarray(self._scaled(X - X.mean(axis=0), h.lengthscale))
+        norms = np.einsum("nd,nd->n", Xs, Xs)
+
+        def fill(s, out):
+            np.dot(Xs, Xs[s], out=out)  # BLAS gemv: x_t^T x_s
+            out *= -2.0
+            out += norms
+            out += norms[s]
+            close = np.flatnonzero(out < CLOSE_PAIRS * (norms + norms[s]))
+            out[close] = np.sum((Xs[close] - Xs[s]) ** 2, axis=1)
+            np.maximum(out, 0.0, out=out)
+            out[:] = self._profile(out, h)
+            return out
+
+        return GramRows(fill, self._diag(X, h), fast=True)
+
+
+def _squared_distances(A, B, symmetric=False):
+    """Squared Euclidean distances between the rows of ``A`` and ``B``, shape (n, m).
+
+    In few dimensions the pairwise loop of :func:`scipy.spatial.distance.cdist` is the faster;
+    from ``BLAS_MIN_FEATURES`` on, one matrix product, then the close pairs recomputed from their
+    differences (see :class:`_Stationary`), the norms added in blocks of rows to bound the
+    memory. With ``symmetric`` (``B`` is ``A``) the result is exactly symmetric with a zero
+    diagonal.
+    """
+    if A.shape[1] < BLAS_MIN_FEATURES:
+        return cdist(A, B, "sqeuclidean")
+    a = np.einsum("nd,nd->n", A, A)
+    b = a if symmetric else np.einsum("nd,nd->n", B, B)
+    sq = A @ B.T  # BLAS; exactly symmetric when B is A
+    sq *= -2.0
+    rows_per_block = max(1, (1 << 22) // max(1, b.size))
+    for start in range(0, a.size, rows_per_block):
+        block = slice(start, start + rows_per_block)
+        scale = a[block, np.newaxis] + b  # one sum per pair keeps a symmetric result symmetric
+        part = sq[block]
+        part += scale
+        rows, cols = np.nonzero(part < CLOSE_PAIRS * scale)
+        part[rows, cols] = np.sum((A[block][rows] - B[cols]) ** 2, axis=1)
+    return np.maximum(sq, 0.0, out=sq)  # rounding can make a distance slightly negative
 
 
 class RBF(_Stationary):
@@ -337,12 +453,15 @@ class RBF(_Stationary):
         self.variance = variance
         self.limits = limits
 
-    def _gram(self, X, Y, h):
-        return h.variance * np.exp(-0.5 * self._sq_dist(X, Y, h.lengthscale))  # PRML (6.23)
+    def _profile(self, sq, h):
+        K = np.exp(np.multiply(sq, -0.5))
+        if h.variance != 1.0:
+            K *= h.variance
+        return K  # PRML (6.23)
 
     def _gram_and_gradient(self, X, h):
         s = self._sq_dist(X, None, h.lengthscale)
-        K = h.variance * np.exp(-0.5 * s)
+        K = self._profile(s, h)
         ds = self._dsq_dist_dlog_lengthscale(X, h.lengthscale, s)
         dlog_ell = -0.5 * (K[:, :, np.newaxis] if ds.ndim == 3 else K) * ds
         return K, {"lengthscale": dlog_ell, "variance": K}
@@ -412,9 +531,8 @@ class Matern(_Stationary):
             shape[overflow], dshape_dz[overflow] = _matern_integral(z[overflow], nu)
         return shape, np.sqrt(2.0 * nu) * dshape_dz
 
-    def _gram(self, X, Y, h):
-        r = np.sqrt(self._sq_dist(X, Y, h.lengthscale))
-        return h.variance * self._shape_and_slope(r)[0]
+    def _profile(self, sq, h):
+        return h.variance * self._shape_and_slope(np.sqrt(sq))[0]
 
     def _gram_and_gradient(self, X, h):
         s = self._sq_dist(X, None, h.lengthscale)
@@ -504,9 +622,8 @@ class RationalQuadratic(_Stationary):
         self.alpha = alpha
         self.limits = limits
 
-    def _gram(self, X, Y, h):
-        u = self._sq_dist(X, Y, h.lengthscale) / (2.0 * h.alpha)
-        return h.variance * (1.0 + u) ** (-h.alpha)
+    def _profile(self, sq, h):
+        return h.variance * (1.0 + sq / (2.0 * h.alpha)) ** (-h.alpha)
 
     def _gram_and_gradient(self, X, h):
         s = self._sq_dist(X, None, h.lengthscale)
@@ -881,6 +998,18 @@ class _InputFree(Kernel):
     def _diag(self, X, h):
         return np.full(_count(X, "X"), float(h.variance))
 
+    def gram_rows(self, X):
+        h = self._values()
+        diag = self._diag(X, h)
+        off_diagonal = 0.0 if isinstance(self, White) else float(h.variance)
+
+        def fill(s, out):
+            out.fill(off_diagonal)
+            out[s] = diag[s]
+            return out
+
+        return GramRows(fill, diag, fast=True)
+
 
 class Constant(_InputFree):
     r"""Constant kernel :math:`k(\mathbf x, \mathbf x') = c`; ``c * k`` multiplies by one.
@@ -987,6 +1116,9 @@ class Sum(_Pair):
     def diag(self, X):
         return self.k1.diag(X) + self.k2.diag(X)
 
+    def gram_rows(self, X):
+        return _combined_rows(self, X, np.add)
+
     def __repr__(self):
         return f"{self.k1!r} + {self.k2!r}"
 
@@ -1011,11 +1143,29 @@ class Product(_Pair):
     def diag(self, X):
         return self.k1.diag(X) * self.k2.diag(X)
 
+    def gram_rows(self, X):
+        return _combined_rows(self, X, np.multiply)
+
     def __repr__(self):
         def wrap(k):
             return f"({k!r})" if isinstance(k, Sum) else repr(k)
 
         return f"{wrap(self.k1)} * {wrap(self.k2)}"
+
+
+def _combined_rows(pair, X, combine):
+    """Rows of a sum or product from the rows of its two parts (if both have a fast path)."""
+    first, second = pair.k1.gram_rows(X), pair.k2.gram_rows(X)
+    if not (first.fast and second.fast):
+        return Kernel.gram_rows(pair, X)
+    buffer = np.empty_like(first.diag)
+
+    def fill(s, out):
+        first.fill(s, out)
+        combine(out, second.fill(s, buffer), out=out)
+        return out
+
+    return GramRows(fill, combine(first.diag, second.diag), fast=True)
 
 
 class _Wrapper(_Combination):

@@ -38,9 +38,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _linalg
-from ._validation import binary_targets, check_positive
-from .gp import maximise_evidence
-from .kernels import RBF, Kernel
+from ._newton import damped_step
+from ._deprecated import DEPRECATED, renamed_attribute, renamed_parameter
+from ._evidence import EvidenceMixin, maximise_evidence
+from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal
+from ._validation import binary_targets, check_positive, check_positive_int, check_real
+from .kernels import RBF
 
 __all__ = [
     "GaussianProcessClassifier",
@@ -122,20 +125,12 @@ def find_mode(C, t, tol=1e-10, max_iter=100):
         # = g - W^1/2 B^-1 W^1/2 C g with g = W a + t - sigma (R&W Alg. 3.1 lines 6-8)
         g = W_sqrt**2 * a + (t - sigma)
         b_new = g - W_sqrt * _linalg.cho_solve(L, W_sqrt * (C @ g))
-        a_new = C @ b_new
-        psi_new = _psi(a_new, b_new, t)
-        slack = 4 * np.finfo(float).eps * abs(psi)  # differences below this are round-off
-        halvings = 0
-        while psi_new < psi - slack and halvings < 30:
-            # the Newton direction ascends Psi, so a short enough step gains
-            a_new, b_new = 0.5 * (a + a_new), 0.5 * (b + b_new)
-            psi_new = _psi(a_new, b_new, t)
-            halvings += 1
-        step = np.max(np.abs(a_new - a))
-        if psi_new < psi - slack or step <= 1e-13 * (1.0 + np.max(np.abs(a))):
+        da, db = C @ b_new - a, b_new - b  # the Newton step in a, and in b = C^-1 a with it
+        step, value = damped_step(lambda s: -_psi(a + s * da, b + s * db, t), -psi)
+        if step * np.max(np.abs(da)) <= 1e-13 * (1.0 + np.max(np.abs(a))):
             converged = True  # no step makes progress beyond round-off: the mode is reached
             break
-        a, b, psi = a_new, b_new, psi_new
+        a, b, psi = a + step * da, b + step * db, -value
     if not converged:
         warnings.warn(
             f"Newton's method for the Laplace mode did not converge in {max_iter} steps; "
@@ -208,7 +203,7 @@ def probit_probability(mean, var):
     return expit(kappa * mean)
 
 
-class GaussianProcessClassifier(ClassifierMixin, BaseEstimator):
+class GaussianProcessClassifier(EvidenceMixin, ClassifierMixin, BaseEstimator):
     r"""Two-class GP classifier with the Laplace approximation (PRML 6.4.6).
 
     Parameters
@@ -225,12 +220,14 @@ class GaussianProcessClassifier(ClassifierMixin, BaseEstimator):
         Extra optimiser runs from log-uniform starting points inside the kernel's bounds.
     random_state : int, Generator, RandomState or None
         Seed of the restarts.
-    max_iter : int
+    optimizer_max_iter : int
         Iteration limit of each L-BFGS-B run.
     newton_tol : float
         Newton stops when the gradient (6.81) is below this in every entry.
     newton_max_iter : int
         Newton step limit.
+    max_iter : int
+        Deprecated name of ``optimizer_max_iter``.
 
     Attributes
     ----------
@@ -240,13 +237,17 @@ class GaussianProcessClassifier(ClassifierMixin, BaseEstimator):
         Kernel with the fitted hyperparameters.
     theta_ : ndarray of shape (n_theta,)
         Its log hyperparameters.
+    theta_names_ : list of str
+        Their names.
     latent_mode_ : ndarray of shape (n,)
         Posterior mode :math:`\mathbf a_N^*` (6.84).
     log_marginal_likelihood_ : float
         Approximate log evidence (6.90) at the fitted hyperparameters.
-    n_iter_ : int
-        Optimiser iterations of the best run (0 without optimisation).
+    optimizer_n_iter_ : int
+        L-BFGS-B iterations of the best run (0 without optimisation).
     """
+
+    n_iter_ = renamed_attribute("n_iter_", "optimizer_n_iter_")
 
     def __init__(
         self,
@@ -255,23 +256,25 @@ class GaussianProcessClassifier(ClassifierMixin, BaseEstimator):
         optimize=True,
         n_restarts=0,
         random_state=None,
-        max_iter=200,
+        optimizer_max_iter=200,
         newton_tol=1e-10,
         newton_max_iter=100,
+        max_iter=DEPRECATED,
     ):
         self.kernel = kernel
         self.jitter = jitter
         self.optimize = optimize
         self.n_restarts = n_restarts
         self.random_state = random_state
-        self.max_iter = max_iter
+        self.optimizer_max_iter = optimizer_max_iter
         self.newton_tol = newton_tol
         self.newton_max_iter = newton_max_iter
+        self.max_iter = max_iter
 
     # ------------------------------------------------------------------ evidence
     def _covariance(self, kernel, X, eval_gradient=False):
         """C_N of (6.75) (and dC_N/dtheta, which equals dK/dtheta since nu is fixed)."""
-        out = kernel(X, eval_gradient=eval_gradient)
+        out = evaluate_kernel(kernel, X, eval_gradient=eval_gradient)
         C = out[0] if eval_gradient else out
         C[np.diag_indices_from(C)] += self.jitter
         return out
@@ -279,48 +282,17 @@ class GaussianProcessClassifier(ClassifierMixin, BaseEstimator):
     def _mode(self, C, t):
         return find_mode(C, t, tol=self.newton_tol, max_iter=self.newton_max_iter)
 
-    def log_marginal_likelihood(self, theta=None, eval_gradient=False):
-        """Approximate log evidence (6.90) of the training labels, and its gradient.
-
-        Parameters
-        ----------
-        theta : array_like of shape (n_theta,), optional
-            Log kernel hyperparameters; ``None`` gives the value at the fitted ones.
-        eval_gradient : bool
-            Also return the gradient (corrected (6.91), (6.92), (6.94)).
-
-        Returns
-        -------
-        value : float
-        gradient : ndarray of shape (n_theta,)
-            Only with ``eval_gradient=True``.
-        """
-        check_is_fitted(self)
-        if theta is None:
-            if not eval_gradient:
-                return self.log_marginal_likelihood_
-            theta = self.theta_
+    def _log_evidence_at(self, theta, eval_gradient):
+        """Approximate log evidence (6.90), and its gradient (corrected (6.91), (6.92), (6.94)),
+        at the log kernel hyperparameters ``theta``."""
         kernel = clone(self.kernel_)
         kernel.theta = theta
-        return self._evidence(kernel, eval_gradient)
-
-    def _evidence(self, kernel, eval_gradient):
         X, t = self.X_train_, self.t_train_
         if not eval_gradient:
-            C = self._covariance(kernel, X)
-            return self._mode(C, t).log_evidence
+            return self._mode(self._covariance(kernel, X), t).log_evidence, None
         C, dC = self._covariance(kernel, X, eval_gradient=True)
         mode = self._mode(C, t)
         return mode.log_evidence, evidence_gradient(C, dC, t, mode)
-
-    def _objective(self, theta, kernel):
-        kernel = clone(kernel)
-        kernel.theta = theta
-        try:
-            value, gradient = self._evidence(kernel, True)
-        except np.linalg.LinAlgError:
-            return np.inf, np.zeros_like(theta)
-        return -value, -gradient
 
     # ------------------------------------------------------------------ fit / predict
     def fit(self, X, y):
@@ -339,26 +311,30 @@ class GaussianProcessClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         self.classes_, t = binary_targets(y, "GaussianProcessClassifier")
-        kernel = RBF() if self.kernel is None else self.kernel
-        if not isinstance(kernel, Kernel):
-            raise ValueError(f"kernel must be a kmlib kernel; got {type(kernel).__name__}")
+        kernel = check_kernel(self.kernel, RBF, callables=False)
         check_positive(self.jitter, "jitter", allow_zero=True)
+        check_real(self.newton_tol, "newton_tol", low=0.0)
+        check_positive_int(self.newton_max_iter, "newton_max_iter")
+        max_iter = renamed_parameter(self, "max_iter", "optimizer_max_iter")
         self.X_train_, self.t_train_ = X, t
-        self.n_iter_ = 0
-        kernel = clone(kernel)
+        self.kernel_ = kernel  # the starting point
+        self.optimizer_n_iter_ = 0
         if self.optimize and kernel.theta.size:
             result = maximise_evidence(
-                lambda th: self._objective(th, kernel),
+                lambda theta: self._log_evidence_at(theta, eval_gradient=True),
                 kernel.theta,
                 kernel.bounds,
+                kernel.theta_names,
+                model="GaussianProcessClassifier",
                 n_restarts=self.n_restarts,
                 random_state=self.random_state,
-                max_iter=self.max_iter,
+                max_iter=max_iter,
             )
             kernel.theta = result.x
-            self.n_iter_ = result.nit
+            self.optimizer_n_iter_ = int(result.nit)
         self.kernel_ = kernel
         self.theta_ = kernel.theta
+        self.theta_names_ = list(kernel.theta_names)
         self.mode_ = self._mode(self._covariance(kernel, X), self.t_train_)
         self.latent_mode_ = self.mode_.a
         self.log_marginal_likelihood_ = float(self.mode_.log_evidence)
@@ -378,11 +354,11 @@ class GaussianProcessClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         mode = self.mode_
-        Ks = self.kernel_(self.X_train_, X)  # one column k per test point
+        Ks = evaluate_kernel(self.kernel_, self.X_train_, X)  # one column k per test point
         mean = Ks.T @ (self.t_train_ - mode.sigma)  # PRML (6.87)
         # PRML (6.88): c - k^T (W^-1 + C)^-1 k = c - |L^-1 W^1/2 k|^2
         V = _linalg.solve_lower(mode.L, mode.W_sqrt[:, np.newaxis] * Ks)
-        c = self.kernel_.diag(X) + self.jitter
+        c = kernel_diagonal(self.kernel_, X) + self.jitter
         var = np.maximum(c - np.einsum("ij,ij->j", V, V), 0.0)
         return mean, var
 
@@ -390,7 +366,8 @@ class GaussianProcessClassifier(ClassifierMixin, BaseEstimator):
         """Latent mean (6.87) alone, shape (m,)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self.kernel_(X, self.X_train_) @ (self.t_train_ - self.mode_.sigma)
+        K = evaluate_kernel(self.kernel_, X, self.X_train_)
+        return K @ (self.t_train_ - self.mode_.sigma)
 
     def predict_proba(self, X):
         """Class probabilities by the probit approximation (4.153) of (6.76).

@@ -34,20 +34,22 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.special import expit, log_expit
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from . import _linalg
-from ._validation import binary_targets, check_real
-from .kernels import RBF, Kernel
+from ._kernel_checks import check_kernel, design_matrix
+from ._newton import damped_step
+from ._validation import binary_targets, check_positive_int, check_real
+from .kernels import RBF
 
 __all__ = [
     "RVR",
     "RVC",
-    "design_matrix",
+    "design_matrix",  # from kmlib._kernel_checks, shared with the kernel machines
     "regression_posterior",
     "classification_mode",
     "sparsity_quality",
@@ -63,30 +65,6 @@ JOINT_STEP_HALVINGS = 4
 
 
 # ---------------------------------------------------------------------------------- the model
-def design_matrix(kernel, X, centres, bias=True):
-    r"""The design matrix :math:`\boldsymbol\Phi` of (7.78): a bias column, then kernel columns.
-
-    Parameters
-    ----------
-    kernel : callable
-        ``kernel(X, centres)`` returns the cross Gram matrix of shape (n, m).
-    X : ndarray of shape (n, d)
-        Points at which the basis functions are evaluated.
-    centres : ndarray of shape (m, d)
-        Centres of the kernel basis functions (the training inputs).
-    bias : bool
-        Put a column of ones first.
-
-    Returns
-    -------
-    Phi : ndarray of shape (n, m + 1) or (n, m)
-    """
-    K = np.asarray(kernel(X, centres), dtype=np.float64)
-    if not bias:
-        return K
-    return np.hstack([np.ones((K.shape[0], 1)), K])
-
-
 class RegressionPosterior(NamedTuple):
     """Posterior over the weights of the active basis functions (PRML 7.81–7.89)."""
 
@@ -204,20 +182,15 @@ def classification_mode(Phi, t, alpha, w0=None, tol=1e-10, max_iter=100):
             break
         gradient = Phi.T @ (t - y) - alpha * w  # PRML (7.110)
         step = _linalg.cho_solve(L, gradient)
-        w_new = w + step
-        new_objective = _log_posterior(Phi, t, alpha, w_new)
-        slack = 4 * np.finfo(float).eps * abs(objective)  # differences below this are round-off
-        halvings = 0
-        while new_objective < objective - slack and halvings < 30:
-            step *= 0.5
-            w_new = w + step
-            new_objective = _log_posterior(Phi, t, alpha, w_new)
-            halvings += 1
-        if new_objective < objective - slack:
+        size, value = damped_step(
+            lambda s: -_log_posterior(Phi, t, alpha, w + s * step), -objective
+        )
+        if size == 0.0:
             converged = True  # no step gains beyond round-off: w is the mode
             continue
-        w, objective = w_new, new_objective
-        converged = np.max(np.abs(step), initial=0.0) <= tol * (1.0 + np.max(np.abs(w), initial=0))
+        w, objective = w + size * step, -value
+        moved = size * np.max(np.abs(step), initial=0.0)
+        converged = moved <= tol * (1.0 + np.max(np.abs(w), initial=0))
     if not converged:
         warnings.warn(
             f"IRLS for the RVM weight mode did not converge in {max_iter} steps",
@@ -460,11 +433,11 @@ def _joint_step(alpha, post, evidence_at, must_beat, block=None):
     if gradient @ scaled + 0.5 * scaled @ hessian @ scaled <= must_beat:
         return None  # not even the quadratic model beats the single move
     for _ in range(JOINT_STEP_HALVINGS):
-        trial_u = u.copy()
-        trial_u[block] += fraction * step
-        trial_u[trial_u <= 1e-12 * u] = 0.0  # the first to reach the boundary leaves
+        moved_u = u[block] + fraction * step
+        moved_u[moved_u <= 1e-12 * u[block]] = 0.0  # the first to reach the boundary leaves
+        trial_alpha = alpha.copy()  # the functions outside the block keep their alpha exactly
         with np.errstate(divide="ignore"):
-            trial_alpha = 1.0 / trial_u
+            trial_alpha[block] = 1.0 / moved_u
         trial = evidence_at(trial_alpha)
         if trial.log_evidence - post.log_evidence > must_beat:
             return trial_alpha, trial
@@ -699,19 +672,13 @@ class _RVMBase(BaseEstimator):
             raise ValueError(f"method must be 'sequential' or 'reestimate'; got {self.method!r}")
         check_real(self.tol, "tol", low=0)
         check_real(self.prune_threshold, "prune_threshold", low=0)
-        if not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}")
+        check_positive_int(self.max_iter, "max_iter")
         if X.shape[0] < 2:
             raise ValueError(
                 f"{type(self).__name__} needs at least 2 samples; got {X.shape[0]} sample"
             )
-        kernel = RBF() if self.kernel is None else self.kernel
-        if not callable(kernel):
-            raise ValueError(f"kernel must be a kmlib kernel or a callable k(X, Y); got {kernel!r}")
-        self.kernel_ = clone(kernel) if isinstance(kernel, Kernel) else kernel
+        self.kernel_ = check_kernel(self.kernel, RBF)
         Phi = design_matrix(self.kernel_, X, X, bias=self.bias)
-        if not np.all(np.isfinite(Phi)):
-            raise ValueError("the kernel returned non-finite values on X")
         norms = np.sqrt(np.sum(Phi**2, axis=0))
         norms[norms == 0] = 1.0  # an all-zero column stays zero and never enters the model
         return Phi / norms, norms
@@ -753,12 +720,10 @@ class _RVMBase(BaseEstimator):
     def _active_basis(self, X):
         """Columns of the kept basis functions at new points, shape (m, n_active)."""
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        columns = self.kernel_(X, self.relevance_vectors_) if self.relevance_.size else None
-        with_bias = self.bias and self.active_.size and self.active_[0] == 0
-        parts = ([np.ones((X.shape[0], 1))] if with_bias else []) + (
-            [np.asarray(columns, dtype=np.float64)] if columns is not None else []
-        )
-        return np.hstack(parts) if parts else np.zeros((X.shape[0], 0))
+        with_bias = bool(self.bias and self.active_.size and self.active_[0] == 0)
+        if not self.relevance_.size:
+            return np.ones((X.shape[0], 1)) if with_bias else np.zeros((X.shape[0], 0))
+        return design_matrix(self.kernel_, X, self.relevance_vectors_, bias=with_bias)
 
     def _latent(self, X):
         """phi(x)^T m and phi(x)^T Sigma phi(x), shape (m,) each."""
@@ -875,7 +840,7 @@ class RVR(RegressorMixin, _RVMBase):
         self.beta_ = fit.beta / t_scale**2
         return self
 
-    def predict(self, X, return_std=False, include_noise=True):
+    def predict(self, X, return_std=False, include_noise=False):
         r"""Predictive mean (7.90) and standard deviation, the square root of (7.91).
 
         Parameters
@@ -884,8 +849,10 @@ class RVR(RegressorMixin, _RVMBase):
         return_std : bool
             Also return the standard deviation.
         include_noise : bool
-            Include the noise variance :math:`\beta^{-1}` of (7.91) (a new target); ``False``
-            gives the uncertainty of :math:`y(\mathbf x)` alone.
+            ``True`` adds the noise variance :math:`\beta^{-1}`, exactly (7.91): the spread of
+            a new target. ``False``, the default as in every kmlib regressor, gives the
+            uncertainty of :math:`y(\mathbf x)` alone. (Until kmlib 0.2 the default was
+            ``True``.)
 
         Returns
         -------

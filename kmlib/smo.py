@@ -52,9 +52,10 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from .kernels import RBF, Kernel
+from ._kernel_checks import evaluate_kernel
+from .kernels import GramRows, Kernel
 
-__all__ = ["TAU", "KernelRows", "SMOResult", "duality_gap", "kernel_matrix", "solve"]
+__all__ = ["TAU", "KernelRows", "SMOResult", "duality_gap", "solve"]
 
 #: Curvature used in place of a non-positive :math:`a_{ij}` (Fan, Chen & Lin 2005). The
 #: solver takes :math:`\max(a_{ij}, \tau)`, which differs from replacing only
@@ -68,66 +69,20 @@ _MIB = float(1 << 20)
 
 
 # ====================================================================== kernel rows
-def _rbf_parts(kernel):
-    """``(scaled X factor, variance)`` when ``kernel`` is a plain kmlib RBF, else ``None``."""
-    if type(kernel) is not RBF:
-        return None
-    h = kernel._values()
-    return np.asarray(h.lengthscale, dtype=np.float64), float(h.variance)
-
-
-def kernel_matrix(kernel, A, B=None):
-    r"""Kernel matrix :math:`k(A, B)`, with a BLAS fast path for kmlib's RBF kernel.
-
-    For :class:`kmlib.kernels.RBF` the squared distances come from
-    :math:`\|\mathbf a\|^2 + \|\mathbf b\|^2 - 2\mathbf a^T\mathbf b` (one matrix product) instead
-    of a pairwise loop; any other kernel is called as ``kernel(A, B)``.
-
-    Parameters
-    ----------
-    kernel : callable
-        A kmlib kernel or any callable ``k(A, B)`` returning an array of shape ``(len(A), len(B))``.
-    A : ndarray of shape (n, d)
-    B : ndarray of shape (m, d), optional
-        ``None`` gives the Gram matrix of ``A``.
-
-    Returns
-    -------
-    K : ndarray of shape (n, m)
-    """
-    rbf = _rbf_parts(kernel)
-    if rbf is None:
-        if B is None:  # a kmlib kernel knows its Gram matrix; other callables get (A, A)
-            K = kernel(A) if isinstance(kernel, Kernel) else kernel(A, A)
-        else:
-            K = kernel(A, B)
-        return np.asarray(K, dtype=np.float64)
-    lengthscale, variance = rbf
-    As = np.ascontiguousarray(A / lengthscale)
-    Bs = As if B is None else np.ascontiguousarray(B / lengthscale)
-    K = As @ Bs.T
-    K *= -2.0
-    K += np.einsum("nd,nd->n", As, As)[:, None]
-    K += np.einsum("nd,nd->n", Bs, Bs)[None, :]
-    np.maximum(K, 0.0, out=K)  # rounding can make a squared distance slightly negative
-    K *= -0.5
-    np.exp(K, out=K)  # PRML (6.23)
-    if variance != 1.0:
-        K *= variance
-    return K
-
-
 class KernelRows:
     """Rows of the kernel matrix of ``n`` samples, computed when first asked for.
 
-    When the whole ``n x n`` matrix fits ``cache_size`` megabytes it is allocated once and each
-    row is filled the first time the solver needs it (rows of samples that never enter a working
-    set are never computed). Otherwise rows live in a least-recently-used cache of
-    ``cache_size`` megabytes (at least three rows), like LIBSVM's kernel cache.
+    When the whole ``n x n`` matrix fits ``cache_size`` megabytes it is allocated once; a kernel
+    with a fast row path (:meth:`kmlib.kernels.Kernel.gram_rows`: the stationary kernels and
+    sums and products of them) fills each row the first time the solver needs it (rows of
+    samples that never enter a working set are never computed), any other kernel is evaluated
+    once as a whole. Otherwise rows live in a least-recently-used cache of ``cache_size``
+    megabytes (at least three rows), like LIBSVM's kernel cache. Every row is checked: a kernel
+    that returns NaN or infinite values stops the solver with a ``ValueError``.
 
     Parameters
     ----------
-    kernel : callable or None
+    kernel : kmlib kernel, callable or None
         A kmlib kernel or any callable ``k(A, B)``; ``None`` with ``matrix``.
     X : ndarray of shape (n, d) or None
         Training inputs.
@@ -151,65 +106,44 @@ class KernelRows:
     def __init__(self, kernel=None, X=None, *, cache_size=200.0, matrix=None):
         self.n_computed = 0
         if matrix is not None:
-            K = np.asarray(matrix, dtype=np.float64)
-            if K.ndim != 2 or K.shape[0] != K.shape[1]:
-                raise ValueError(f"a precomputed kernel must be square; got shape {K.shape}")
-            self.n = K.shape[0]
-            self._K = np.ascontiguousarray(K)
-            self.diag = np.ascontiguousarray(np.diag(self._K))
-            self.mode = "precomputed"
+            matrix = np.asarray(matrix, dtype=np.float64)
+            self._set_matrix(_finite(matrix, "the precomputed matrix"))
             return
         self.kernel = kernel
         self.X = np.ascontiguousarray(X, dtype=np.float64)
         self.n = n = self.X.shape[0]
-        rbf = _rbf_parts(kernel)
-        if rbf is not None:
-            lengthscale, self._variance = rbf
-            self._Xs = np.ascontiguousarray(self.X / lengthscale)
-            self._sqn = np.einsum("nd,nd->n", self._Xs, self._Xs)
-            self.diag = np.full(n, self._variance)
-        else:
-            self._Xs = None
+        source = kernel.gram_rows(self.X) if isinstance(kernel, Kernel) else None
+        fast = source is not None and source.fast
         budget_rows = int(float(cache_size) * _MIB // (8 * n))
+        if budget_rows >= n and not fast:
+            self._set_matrix(evaluate_kernel(kernel, self.X))  # one call beats n calls
+            self.n_computed = n
+            return
+        if not fast:
+            source = _checked_rows(kernel, self.X, None if source is None else source.diag)
+        self._fill = source.fill
+        self.diag = _finite(np.array(source.diag, dtype=np.float64), "the kernel's diagonal")
         if budget_rows >= n:
             self.mode = "full"
-            if self._Xs is None:
-                # one call is far cheaper than n calls of a generic kernel
-                self._K = np.ascontiguousarray(kernel_matrix(kernel, self.X), dtype=np.float64)
-                self.diag = np.ascontiguousarray(np.diag(self._K))  # consistent with the rows
-                self.mode = "precomputed"
-                self.n_computed = n
-            else:
-                self._K = np.zeros((n, n))  # untouched (zero) pages cost no memory
-                self._done = np.zeros(n, dtype=bool)
+            self._K = np.zeros((n, n))  # untouched (zero) pages cost no memory
+            self._done = np.zeros(n, dtype=bool)
         else:
             self.mode = "cache"
-            if self._Xs is None:
-                diag = getattr(kernel, "diag", None)
-                self.diag = (
-                    np.asarray(diag(self.X), dtype=np.float64).copy()
-                    if diag is not None
-                    else np.array([float(kernel(x[None], x[None])[0, 0]) for x in self.X])
-                )
             self._slots = np.empty((max(budget_rows, 3), n))
             self._lru = OrderedDict()
+
+    def _set_matrix(self, K):
+        if K.ndim != 2 or K.shape[0] != K.shape[1]:
+            raise ValueError(f"a precomputed kernel must be square; got shape {K.shape}")
+        self.n = K.shape[0]
+        self._K = np.ascontiguousarray(K)
+        self.diag = np.ascontiguousarray(np.diag(self._K))
+        self.mode = "precomputed"
 
     # ------------------------------------------------------------------ rows
     def _compute(self, s, out):
         self.n_computed += 1
-        if self._Xs is None:
-            out[:] = np.asarray(self.kernel(self.X, self.X[s : s + 1]), dtype=np.float64)[:, 0]
-            return out
-        np.dot(self._Xs, self._Xs[s], out=out)  # BLAS gemv: x_t^T x_s
-        out *= -2.0
-        out += self._sqn
-        out += self._sqn[s]
-        np.maximum(out, 0.0, out=out)
-        out *= -0.5
-        np.exp(out, out=out)  # PRML (6.23)
-        if self._variance != 1.0:
-            out *= self._variance
-        return out
+        return _finite(self._fill(s, out), f"row {s} of the kernel matrix")
 
     def row(self, s):
         """Row ``s`` of the kernel matrix, ndarray of shape (n,). Read it, do not modify it.
@@ -235,14 +169,6 @@ class KernelRows:
             _, slot = self._lru.popitem(last=False)
         self._lru[s] = slot
         return self._compute(s, self._slots[slot])
-
-    def _stored(self, s):
-        if self.mode == "precomputed":
-            return self._K[s]
-        if self.mode == "full":
-            return self._K[s] if self._done[s] else None
-        slot = self._lru.get(s)
-        return None if slot is None else self._slots[slot]
 
     def dot(self, rows, cols, w):
         """``K[rows][:, cols] @ w`` from stored rows where possible, else a block evaluation.
@@ -281,8 +207,35 @@ class KernelRows:
         missing = np.flatnonzero(~stored)
         for start in range(0, missing.size, 512):  # bounded memory for the block
             part = missing[start : start + 512]
-            out += kernel_matrix(self.kernel, self.X[rows], self.X[cols[part]]) @ w[part]
+            block = evaluate_kernel(self.kernel, self.X[rows], self.X[cols[part]])
+            out += block @ w[part]
         return out
+
+
+def _checked_rows(kernel, X, diag=None):
+    """Gram rows of a kernel without a fast row path: one checked call ``k(X, X[s])`` per row.
+
+    ``diag`` is the kernel's diagonal; for a plain callable it is evaluated point by point.
+    """
+    if diag is None:
+        diag = np.array([evaluate_kernel(kernel, x[None], x[None])[0, 0] for x in X])
+
+    def fill(s, out):
+        out[:] = evaluate_kernel(kernel, X, X[s : s + 1])[:, 0]
+        out[s] = diag[s]  # a White term belongs to the Gram matrix, not to k(X, X[s])
+        return out
+
+    return GramRows(fill, diag, fast=False)
+
+
+def _finite(values, what):
+    """``values`` after checking that they are finite (a faulty kernel must not hang SMO)."""
+    if not np.all(np.isfinite(values)):
+        raise ValueError(
+            f"the kernel returned non-finite values (NaN or infinite) for {what}; check its "
+            "hyperparameters and the scale of the inputs"
+        )
+    return values
 
 
 # ====================================================================== the solver
@@ -457,7 +410,7 @@ class _Solver:
         nz = np.flatnonzero(beta_upper)
         self.gbar = rows.dot(np.arange(rows.n), nz, beta_upper[nz])
         self.v = -self.y * self.p - self.gbar[self.s] - self._k_dot_free(np.arange(n_var))
-        for name in ("t1", "bb", "aa", "ki0", "ki1", "kj"):
+        for name in ("t1", "gain", "curvature", "ki0", "ki1", "kj"):
             setattr(self, name, np.empty(n_var))
         self.identity_s = n_var == rows.n and bool(np.array_equal(self.s, np.arange(n_var)))
         self.tiled_s = n_var == 2 * rows.n and bool(
@@ -492,7 +445,8 @@ class _Solver:
         self.lowA = np.where(low, 0.0, -np.inf)
         self.gather = not (full and self.identity_s)
         self.tiled = full and self.tiled_s
-        self.t1A, self.bA, self.aA, self.ki0A = self.t1[:m], self.bb[:m], self.aa[:m], self.ki0[:m]
+        self.t1A, self.gainA, self.curvatureA = self.t1[:m], self.gain[:m], self.curvature[:m]
+        self.ki0A = self.ki0[:m]
         p = int(np.sum(self.yA > 0))
         self.segments = [(0, p), (p, m)] if self.two else [(0, m)]
 
@@ -533,34 +487,35 @@ class _Solver:
     # ------------------------------------------------------------------ one iteration
     def _select_one(self):
         """WSS 3 with one equality constraint (the common case, written out for speed)."""
-        vA, t1, b, a = self.vA, self.t1A, self.bA, self.aA
+        # gain holds b_it = m(alpha) - v_t, then b_it^2 / a_it; curvature holds a_it (WSS 3)
+        vA, t1, gain, curvature = self.vA, self.t1A, self.gainA, self.curvatureA
         np.add(vA, self.upA, out=t1)
         i = int(t1.argmax())  # i = argmax_{t in I_up} -y_t grad_t          (WSS 3, step 1)
         m_i = t1[i]
-        np.subtract(m_i, vA, out=b)  # b_it = m(alpha) - v_t               (WSS 3, b_it)
-        b += self.lowA  # -inf outside I_low
-        jj = int(b.argmax())
-        self.gap = gap = b[jj]  # = m(alpha) - M(alpha)
+        np.subtract(m_i, vA, out=gain)  # b_it = m(alpha) - v_t               (WSS 3, b_it)
+        gain += self.lowA  # -inf outside I_low
+        jj = int(gain.argmax())
+        self.gap = gap = gain[jj]  # = m(alpha) - M(alpha)
         if gap < self.tol:  # stopping rule m(alpha) - M(alpha) < eps
             return None
         Ki = self._row(i, self.ki0)[: self.mA]
         if self.const_diag:  # K_tt = k0 for all t (RBF): a_it / 2 = k0 - K_it, same argmax
-            np.subtract(self.dA[i], Ki, out=a)
-            np.maximum(a, 0.5 * TAU, out=a)
+            np.subtract(self.dA[i], Ki, out=curvature)
+            np.maximum(curvature, 0.5 * TAU, out=curvature)
         else:
-            np.multiply(Ki, -2.0, out=a)  # a_it = K_ii + K_tt - 2 K_it       (WSS 3, a_it)
-            a += self.dA
-            a += self.dA[i]
-            np.maximum(a, TAU, out=a)  # tau for a_it <= 0                    (non-PSD K)
-        np.maximum(b, 0.0, out=b)  # candidates j: t in I_low with v_t < m(alpha)
-        b *= b
-        b /= a
-        j = int(b.argmax())  # j = argmax b_it^2 / a_it                     (WSS 3, step 2)
+            np.multiply(Ki, -2.0, out=curvature)  # a_it = K_ii + K_tt - 2 K_it   (WSS 3, a_it)
+            curvature += self.dA
+            curvature += self.dA[i]
+            np.maximum(curvature, TAU, out=curvature)  # tau for a_it <= 0      (non-PSD K)
+        np.maximum(gain, 0.0, out=gain)  # candidates j: t in I_low with v_t < m(alpha)
+        gain *= gain
+        gain /= curvature
+        j = int(gain.argmax())  # j = argmax b_it^2 / a_it                     (WSS 3, step 2)
         return i, j, m_i, Ki
 
     def _select(self):
         """Working set by WSS 3; ``None`` when :math:`m - M < \\varepsilon` on the active set."""
-        m, vA, t1, bb = self.mA, self.vA, self.t1, self.bb
+        m, vA, t1 = self.mA, self.vA, self.t1
         picks = []
         gap = -np.inf
         for lo, hi in self.segments:
@@ -569,31 +524,31 @@ class _Solver:
             np.add(vA[lo:hi], self.upA[lo:hi], out=t1[lo:hi])
             i = lo + int(t1[lo:hi].argmax())  # i = argmax_{I_up} -y_t grad_t
             m_i = t1[i]
-            b = bb[lo:hi]
+            gain = self.gain[lo:hi]
             if m_i == -np.inf:  # nothing can move up in this group
-                b.fill(0.0)
+                gain.fill(0.0)
                 continue
-            np.subtract(m_i, vA[lo:hi], out=b)  # b_it = m - v_t  (WSS 3)
-            b += self.lowA[lo:hi]
-            jj = int(b.argmax())
-            gap = max(gap, float(b[jj]))  # = m(alpha) - M(alpha) in this group
+            np.subtract(m_i, vA[lo:hi], out=gain)  # b_it = m - v_t  (WSS 3)
+            gain += self.lowA[lo:hi]
+            jj = int(gain.argmax())
+            gap = max(gap, float(gain[jj]))  # = m(alpha) - M(alpha) in this group
             picks.append((lo, hi, i, m_i))
         self.gap = gap
         if gap < self.tol:  # stopping rule m - M < eps
             return None
         for k, (lo, hi, i, m_i) in enumerate(picks):
             Ki = self._row(i, self.ki0 if k == 0 else self.ki1, lo, hi)
-            a = self.aa[lo:hi]
-            np.multiply(Ki[lo:hi], -2.0, out=a)  # a_it = K_ii + K_tt - 2 K_it
-            a += self.dA[lo:hi]
-            a += self.dA[i]
-            np.maximum(a, TAU, out=a)  # tau for a_it <= 0 (non-PSD K)
-            b = bb[lo:hi]
-            np.maximum(b, 0.0, out=b)  # only t in I_low with v_t < m may be j
-            b *= b
-            b /= a  # decrease of f is b^2 / (2 a); j maximises it (WSS 3)
+            curvature = self.curvature[lo:hi]
+            np.multiply(Ki[lo:hi], -2.0, out=curvature)  # a_it = K_ii + K_tt - 2 K_it
+            curvature += self.dA[lo:hi]
+            curvature += self.dA[i]
+            np.maximum(curvature, TAU, out=curvature)  # tau for a_it <= 0 (non-PSD K)
+            gain = self.gain[lo:hi]
+            np.maximum(gain, 0.0, out=gain)  # only t in I_low with v_t < m may be j
+            gain *= gain
+            gain /= curvature  # decrease of f is b^2 / (2 a); j maximises it (WSS 3)
             picks[k] = (lo, hi, i, m_i, Ki)
-        j = int(bb[:m].argmax())
+        j = int(self.gain[:m].argmax())
         for lo, hi, i, m_i, Ki in picks:
             if lo <= j < hi:
                 if self.gather and (lo > 0 or hi < m):  # the row of i over the other group
@@ -606,8 +561,8 @@ class _Solver:
         """Solve the two-variable subproblem exactly and update ``v`` (Fan et al. 2005)."""
         alphaA, yA, CA, vA = self.alphaA, self.yA, self.CA, self.vA
         Kj = self._row(j, self.kj)
-        a = max(self.dA[i] + self.dA[j] - 2.0 * Ki[j], TAU)  # as in the selection
-        d = (m_i - vA[j]) / a  # unconstrained step along y_i e_i - y_j e_j
+        curvature = max(self.dA[i] + self.dA[j] - 2.0 * Ki[j], TAU)  # as in the selection
+        d = (m_i - vA[j]) / curvature  # unconstrained step along y_i e_i - y_j e_j
         ai, aj = alphaA[i], alphaA[j]
         yi, yj = yA[i], yA[j]
         cap_i = CA[i] - ai if yi > 0 else ai  # room for alpha_i to move by y_i d

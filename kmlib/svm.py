@@ -46,9 +46,10 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._kernel_checks import check_kernel, evaluate_kernel
 from ._validation import check_real
 from .kernels import RBF
-from .smo import KernelRows, kernel_matrix, solve
+from .smo import KernelRows, solve
 
 __all__ = ["SVC", "SVR", "NuSVC", "NuSVR", "OneClassSVM", "pairwise_coupling", "platt_sigmoid"]
 
@@ -187,17 +188,7 @@ class _BaseSVM(BaseEstimator):
             raise ValueError(
                 f"max_iter must be a positive integer or -1 (no limit); got {self.max_iter!r}"
             )
-        if isinstance(self.kernel, str):
-            if self.kernel != "precomputed":
-                raise ValueError(
-                    f"kernel must be a kmlib kernel, a callable, 'precomputed' or None; "
-                    f"got {self.kernel!r}"
-                )
-        elif self.kernel is not None and not callable(self.kernel):
-            raise ValueError(
-                f"kernel must be a kmlib kernel, a callable, 'precomputed' or None; "
-                f"got {self.kernel!r}"
-            )
+        check_kernel(self.kernel, RBF, names=("precomputed",))  # only the kinds, at fit time
 
     def _validate_X(self, X, y="no_validation", reset=True, **kwargs):
         if isinstance(y, str) and y == "no_validation":
@@ -224,15 +215,14 @@ class _BaseSVM(BaseEstimator):
 
     def _fit_kernel(self, X):
         """Set ``kernel_`` and return the kernel rows of the training set."""
-        if self._precomputed():
-            self.kernel_ = "precomputed"
-            return KernelRows(matrix=X)
-        if self.kernel is None:
+        def scaled_rbf():
             var = X.var()
             gamma = 1.0 / (X.shape[1] * var) if var > 0 else 1.0  # sklearn's gamma="scale"
-            self.kernel_ = RBF(lengthscale=float(1.0 / np.sqrt(2.0 * gamma)))
-        else:
-            self.kernel_ = self.kernel
+            return RBF(lengthscale=float(1.0 / np.sqrt(2.0 * gamma)))
+
+        self.kernel_ = check_kernel(self.kernel, scaled_rbf, names=("precomputed",))
+        if self._precomputed():
+            return KernelRows(matrix=X)
         return KernelRows(self.kernel_, X, cache_size=self.cache_size)
 
     def _solve(self, rows, y, p, C, alpha0=None, sample_index=None, two_constraints=False):
@@ -260,7 +250,7 @@ class _BaseSVM(BaseEstimator):
         """Kernel between the rows of ``X`` and the support vectors, shape (n, n_SV)."""
         if self._precomputed():
             return X[:, self.support_]
-        return kernel_matrix(self.kernel_, X, self.support_vectors_)
+        return evaluate_kernel(self.kernel_, X, self.support_vectors_)
 
     def _raw_decision(self, X):
         """``K(X, SV) @ _coef + _b``, shape (n, n_problems), computed in blocks of rows."""

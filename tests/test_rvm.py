@@ -262,7 +262,7 @@ def test_figure_7_9_three_relevance_vectors_against_seven_support_vectors():
     model = RVR(kernel=GAUSSIAN_10).fit(X, t)
     svr = NuSVR(nu=0.5, C=1.0, kernel=GAUSSIAN_10).fit(X, t)
     assert (model.relevance_.size, svr.support_.size) == (3, 7)
-    _, std = model.predict(np.linspace(0, 1, 50)[:, np.newaxis], return_std=True)
+    _, std = model.predict(np.linspace(0, 1, 50)[:, np.newaxis], return_std=True, include_noise=True)
     assert np.all(std >= model.beta_**-0.5)
 
 
@@ -280,7 +280,7 @@ def test_predictive_distribution_equals_brute_force_conditioning():
     var = np.einsum("ij,ji->i", Phi_new[:, a] @ A_inv, Phi_new[:, a].T) - np.einsum(
         "ij,ji->i", cross, np.linalg.solve(C, cross.T)
     )
-    got_mean, got_std = model.predict(X_new, return_std=True)
+    got_mean, got_std = model.predict(X_new, return_std=True, include_noise=True)
     np.testing.assert_allclose(got_mean, mean, rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(got_std**2, var + 1 / model.beta_, rtol=1e-7)  # (7.91)
     _, latent_std = model.predict(X_new, return_std=True, include_noise=False)

@@ -1,0 +1,179 @@
+r"""How every estimator takes a kernel and calls it.
+
+* :func:`check_kernel` turns the ``kernel`` argument into the estimator's ``kernel_``: the
+  default when it is ``None``, a clear error when it is not a kernel, and always a copy, so that
+  changing the user's object after ``fit`` cannot change a fitted model.
+* :func:`evaluate_kernel` and :func:`kernel_diagonal` call a kernel and check what comes back
+  (finite, of the right shape), at fit and at predict time alike, so that a faulty kernel gives
+  an error that names it instead of a silent NaN or a solver that never stops.
+* :func:`design_matrix` is the design matrix of kernel machines, PRML (7.78) and MLAPP (14.28):
+  an optional bias column, then one kernel column per centre.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+from sklearn.base import clone
+
+from .kernels import Kernel
+
+__all__ = ["check_kernel", "evaluate_kernel", "kernel_diagonal", "design_matrix"]
+
+
+def check_kernel(kernel, default, *, callables=True, names=()):
+    """The estimator's own copy of ``kernel``, or the default.
+
+    Parameters
+    ----------
+    kernel : kmlib kernel, callable, str or None
+        What the user passed as ``kernel``.
+    default : callable
+        ``default()`` builds the kernel used when ``kernel`` is None.
+    callables : bool
+        Accept any callable ``k(A, B)`` besides kmlib kernels.
+    names : tuple of str
+        Strings accepted as they are (``"precomputed"``).
+
+    Returns
+    -------
+    kernel_ : kmlib kernel, callable or str
+        A clone of a kmlib kernel, a deep copy of another callable (the callable itself when it
+        cannot be copied), or the accepted string.
+
+    Raises
+    ------
+    ValueError
+        If ``kernel`` is none of the accepted kinds.
+    """
+    if kernel is None:
+        return default()
+    if isinstance(kernel, str) and kernel in names:
+        return kernel
+    if isinstance(kernel, Kernel):
+        return clone(kernel)
+    if callables and callable(kernel) and not isinstance(kernel, (str, type)):
+        try:
+            return copy.deepcopy(kernel)
+        except (TypeError, copy.Error):
+            return kernel
+    kinds = ["a kmlib kernel"] + (["a callable k(X, Y)"] if callables else [])
+    kinds += [repr(name) for name in names] + ["None"]
+    hint = (
+        "; kmlib takes kernel objects, not names: for example kmlib.kernels.RBF(lengthscale=1.0)"
+        if isinstance(kernel, str)
+        else ""
+    )
+    raise ValueError(
+        f"kernel must be {', '.join(kinds[:-1])} or {kinds[-1]}; got {_describe(kernel)}{hint}"
+    )
+
+
+def evaluate_kernel(kernel, X, Y=None, *, eval_gradient=False):
+    """``k(X, Y)``, or the Gram matrix of ``X`` when ``Y`` is None, checked.
+
+    Parameters
+    ----------
+    kernel : kmlib kernel or callable
+        A plain callable is called as ``kernel(X, Y)`` (``kernel(X, X)`` for the Gram matrix).
+    X : array_like of shape (n, d)
+    Y : array_like of shape (m, d), optional
+    eval_gradient : bool
+        Also return the derivatives with respect to ``kernel.theta`` (kmlib kernels only).
+
+    Returns
+    -------
+    K : ndarray of shape (n, m)
+    dK : ndarray of shape (n, n, n_theta)
+        Only with ``eval_gradient=True``.
+
+    Raises
+    ------
+    ValueError
+        If the kernel returns something that is not a finite numeric array of the right shape.
+    """
+    gram = Y is None
+    if eval_gradient:
+        K, dK = kernel(X, eval_gradient=True)
+    elif isinstance(kernel, Kernel):
+        K = kernel(X) if gram else kernel(X, Y)
+    else:
+        K = kernel(X, X if gram else Y)
+    n = len(X)
+    m = n if gram else len(Y)
+    K = _checked(kernel, K, (n, m), "the Gram matrix of X" if gram else "k(X, Y)")
+    if not eval_gradient:
+        return K
+    dK = _checked(kernel, dK, (n, n, len(kernel.theta)), "the gradient of the Gram matrix")
+    return K, dK
+
+
+def kernel_diagonal(kernel, X):
+    """``k(x, x)`` for every row of ``X``, checked, without the whole Gram matrix.
+
+    Parameters
+    ----------
+    kernel : kmlib kernel
+    X : array_like of shape (n, d)
+
+    Returns
+    -------
+    ndarray of shape (n,)
+    """
+    return _checked(kernel, kernel.diag(X), (len(X),), "its diagonal k(x, x)")
+
+
+def design_matrix(kernel, X, centres, bias=True):
+    r"""The design matrix :math:`\boldsymbol\Phi` of PRML (7.78), MLAPP (14.28).
+
+    Parameters
+    ----------
+    kernel : kmlib kernel or callable
+        ``kernel(X, centres)`` gives the kernel columns.
+    X : ndarray of shape (n, d)
+        Points at which the basis functions are evaluated.
+    centres : ndarray of shape (m, d)
+        Centres of the kernel basis functions (the training inputs).
+    bias : bool
+        Put a column of ones first.
+
+    Returns
+    -------
+    Phi : ndarray of shape (n, m + 1), or (n, m) without the bias
+    """
+    K = evaluate_kernel(kernel, X, centres)
+    if not bias:
+        return K
+    return np.hstack([np.ones((K.shape[0], 1)), K])
+
+
+def _checked(kernel, value, shape, what):
+    """``value`` as a float64 array after checking its shape and that it is finite."""
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"the kernel {_describe(kernel)} must return a numeric array for {what}; "
+            f"it returned {type(value).__name__}"
+        ) from None
+    if array.shape != shape:
+        raise ValueError(
+            f"the kernel {_describe(kernel)} returned an array of shape {array.shape} for "
+            f"{what}; expected {shape}"
+        )
+    if not np.all(np.isfinite(array)):
+        bad = "NaN" if np.isnan(array).any() else "infinite"
+        raise ValueError(
+            f"the kernel {_describe(kernel)} returned non-finite values ({bad}) for {what}; "
+            "check its hyperparameters and the scale of the inputs"
+        )
+    return array
+
+
+def _describe(kernel):
+    """What the user passed, in a message: a kernel's repr, a function's name."""
+    if isinstance(kernel, Kernel) or not callable(kernel):
+        return repr(kernel)
+    name = getattr(kernel, "__name__", None)
+    return name if name else f"of type {type(kernel).__name__}"
