@@ -17,6 +17,7 @@ __all__ = [
     "check_real",
     "check_positive_int",
     "check_non_negative_int",
+    "check_bool",
     "check_matching_features",
     "binary_targets",
 ]
@@ -98,9 +99,21 @@ def check_positive_int(value, name):
     return _check_int(value, name, 1, "a positive integer")
 
 
-def check_non_negative_int(value, name):
-    """Return ``value`` as an int after checking that it is an integer >= 0 (not a bool)."""
+def check_non_negative_int(value, name, allow_bool=False):
+    """Return ``value`` as an int after checking that it is an integer >= 0.
+
+    ``allow_bool`` accepts True and False as 1 and 0 (for ``verbose``).
+    """
+    if allow_bool and isinstance(value, (bool, np.bool_)):
+        return int(value)
     return _check_int(value, name, 0, "a non-negative integer")
+
+
+def check_bool(value, name):
+    """Return ``value`` as a bool after checking that it is one (a flag such as ``optimize``)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False; got {value!r}")
+    return bool(value)
 
 
 def _check_int(value, name, minimum, expected):

@@ -47,7 +47,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._kernel_checks import check_kernel, evaluate_kernel
-from ._validation import check_real
+from ._validation import check_bool, check_real
 from .kernels import RBF
 from .smo import KernelRows, solve
 
@@ -180,6 +180,9 @@ class _BaseSVM(BaseEstimator):
 
     def _check_common(self):
         check_real(self.tol, "tol", low=0.0)
+        check_bool(self.shrinking, "shrinking")
+        if hasattr(self, "probability"):
+            check_bool(self.probability, "probability")
         check_real(self.cache_size, "cache_size", low=0.0)
         integer = isinstance(self.max_iter, numbers.Integral) and not isinstance(
             self.max_iter, bool
@@ -255,6 +258,9 @@ class _BaseSVM(BaseEstimator):
     def _raw_decision(self, X):
         """``K(X, SV) @ _coef + _b``, shape (n, n_problems), computed in blocks of rows."""
         out = np.empty((X.shape[0], self._coef.shape[1]))
+        if self._coef.shape[0] == 0:  # no support vectors: the decision is the offset alone
+            out[:] = self._b
+            return out
         for start in range(0, X.shape[0], _BLOCK):
             block = slice(start, start + _BLOCK)
             out[block] = self._kernel_to_support(X[block]) @ self._coef + self._b
