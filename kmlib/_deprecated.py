@@ -26,12 +26,15 @@ def warn_renamed(old, new, owner, stacklevel=3):
 
 
 def renamed_parameter(estimator, old, new):
-    """The value of parameter ``new``, or of the deprecated ``old`` when the user set that."""
+    """``(value, name)`` of parameter ``new``, or of the deprecated ``old`` if the user set it.
+
+    The name is the one the user wrote, for the messages of the checks that follow.
+    """
     value = getattr(estimator, old)
     if isinstance(value, str) and value == DEPRECATED:
-        return getattr(estimator, new)
+        return getattr(estimator, new), new
     warn_renamed(old, new, type(estimator).__name__, stacklevel=4)
-    return value
+    return value, old
 
 
 def renamed_attribute(old, new):

@@ -21,9 +21,9 @@ from scipy import optimize
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import as_generator, check_non_negative_int, check_positive_int
+from ._validation import as_generator, check_bool, check_non_negative_int, check_positive_int
 
-__all__ = ["maximise_evidence", "EvidenceMixin"]
+__all__ = ["maximise_evidence", "check_optimizer_settings", "EvidenceMixin"]
 
 #: Distance (in log units) from a bound within which a hyperparameter counts as sitting on it.
 AT_BOUND = 1e-6
@@ -57,7 +57,7 @@ def maximise_evidence(
     model : str
         Name of the estimator, for the messages.
     n_restarts : int
-        Number of extra starting points.
+        Number of extra starting points (checked by the estimator, as ``max_iter``).
     random_state : int, Generator, RandomState or None
         Seed of the restarts.
     max_iter : int
@@ -71,8 +71,6 @@ def maximise_evidence(
         The best run: ``x`` the log hyperparameters, ``log_evidence`` the value there, ``nit``
         its iterations.
     """
-    n_restarts = check_non_negative_int(n_restarts, "n_restarts")
-    max_iter = check_positive_int(max_iter, "optimizer_max_iter")
     bounds = np.asarray(bounds, dtype=np.float64).reshape(-1, 2)
     rng = as_generator(random_state)
     starts = [np.clip(theta0, bounds[:, 0], bounds[:, 1])]
@@ -88,7 +86,11 @@ def maximise_evidence(
     best = None
     for start in starts:
         result = optimize.minimize(
-            objective, start, jac=True, method="L-BFGS-B", bounds=bounds,
+            objective,
+            start,
+            jac=True,
+            method="L-BFGS-B",
+            bounds=bounds,
             options={"maxiter": max_iter},
         )
         if result.status == 1:
@@ -108,6 +110,15 @@ def maximise_evidence(
     best.log_evidence = -float(best.fun)
     _warn_at_bounds(best, bounds, names, model)
     return best
+
+
+def check_optimizer_settings(estimator, max_iter_name="optimizer_max_iter"):
+    """Check ``optimize``, ``n_restarts``, ``random_state`` and the L-BFGS-B limit of an
+    estimator; return the limit (read from ``max_iter_name``)."""
+    check_bool(estimator.optimize, "optimize")
+    check_non_negative_int(estimator.n_restarts, "n_restarts")
+    as_generator(estimator.random_state)
+    return check_positive_int(getattr(estimator, max_iter_name), max_iter_name)
 
 
 def _warn_at_bounds(result, bounds, names, model):

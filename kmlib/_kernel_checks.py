@@ -6,6 +6,9 @@ r"""How every estimator takes a kernel and calls it.
 * :func:`evaluate_kernel` and :func:`kernel_diagonal` call a kernel and check what comes back
   (finite, of the right shape), at fit and at predict time alike, so that a faulty kernel gives
   an error that names it instead of a silent NaN or a solver that never stops.
+* :func:`warn_if_constant` warns when a fitted kernel gives every pair of training points the
+  same value: the inputs' scale is then far below the kernel's, and the model can only fit a
+  constant (what a Gaussian process does on inputs multiplied by 1e-8).
 * :func:`design_matrix` is the design matrix of kernel machines, PRML (7.78) and MLAPP (14.28):
   an optional bias column, then one kernel column per centre.
 """
@@ -13,13 +16,23 @@ r"""How every estimator takes a kernel and calls it.
 from __future__ import annotations
 
 import copy
+import warnings
 
 import numpy as np
 from sklearn.base import clone
 
 from .kernels import Kernel
 
-__all__ = ["check_kernel", "evaluate_kernel", "kernel_diagonal", "design_matrix"]
+__all__ = [
+    "check_kernel",
+    "evaluate_kernel",
+    "kernel_diagonal",
+    "design_matrix",
+    "warn_if_constant",
+]
+
+#: A Gram matrix whose entries all agree to this relative precision cannot tell points apart.
+CONSTANT_GRAM = 1e-8
 
 
 def check_kernel(kernel, default, *, callables=True, names=()):
@@ -95,7 +108,13 @@ def evaluate_kernel(kernel, X, Y=None, *, eval_gradient=False):
     """
     gram = Y is None
     if eval_gradient:
-        K, dK = kernel(X, eval_gradient=True)
+        out = kernel(X, eval_gradient=True)
+        if not (isinstance(out, tuple) and len(out) == 2):
+            raise ValueError(
+                f"the kernel {_describe(kernel)} must return (K, dK) with eval_gradient=True; "
+                f"it returned {type(out).__name__}"
+            )
+        K, dK = out
     elif isinstance(kernel, Kernel):
         K = kernel(X) if gram else kernel(X, Y)
     else:
@@ -146,6 +165,27 @@ def design_matrix(kernel, X, centres, bias=True):
     if not bias:
         return K
     return np.hstack([np.ones((K.shape[0], 1)), K])
+
+
+def warn_if_constant(K, model):
+    """Warn with ``UserWarning`` if the Gram matrix ``K`` of the training inputs is constant.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The kernel's Gram matrix at the fitted hyperparameters (without noise terms).
+    model : str
+        Name of the estimator, for the message.
+    """
+    if K.shape[0] > 1 and np.ptp(K) <= CONSTANT_GRAM * np.max(np.abs(K)):
+        warnings.warn(
+            f"{model}: the kernel gives every pair of training inputs the same value, so the "
+            "model cannot tell them apart and fits a constant; the inputs may vary on a much "
+            "smaller scale than the kernel's length-scale: rescale X (or widen the kernel's "
+            "limits)",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def _checked(kernel, value, shape, what):

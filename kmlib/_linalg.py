@@ -54,9 +54,11 @@ def cholesky(A, *, initial_jitter=INITIAL_JITTER, max_jitter=MAX_JITTER):
     """
     A = np.asarray(A, dtype=np.float64)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
-        raise ValueError(f"A must be a square matrix; got shape {A.shape}")
+        raise ValueError(f"the matrix to factorise must be square; got shape {A.shape}")
     if not np.all(np.isfinite(A)):
-        raise ValueError("A contains NaN or infinite values")
+        raise ValueError(
+            "the matrix to factorise (a kernel or covariance matrix) holds NaN or infinite values"
+        )
     L, info = lapack.dpotrf(A, lower=True)  # LAPACK directly: small models call this often
     if info == 0:
         return L, 0.0

@@ -37,10 +37,17 @@ def as_inputs(X, name="X"):
     -------
     X : ndarray of shape (n, d)
     """
+    if hasattr(X, "toarray"):  # scipy.sparse
+        raise TypeError(
+            f"{name} is a sparse matrix; kmlib's kernels take dense arrays: pass "
+            f"{name}.toarray()"
+        )
     try:
         X = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a numeric array of shape (n, d); {exc}") from None
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{name} must be a numeric array of shape (n, d); got {type(X).__name__}"
+        ) from None
     if X.ndim == 1:
         X = X[:, np.newaxis]
     if X.ndim != 2:
@@ -74,16 +81,28 @@ def check_positive(value, name, allow_zero=False):
     allow_zero : bool
         Accept zero (for additive terms such as a bias that may be switched off).
     """
+    which = "non-negative" if allow_zero else "positive"
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be a {which} number; got {value!r}")
     if isinstance(value, numbers.Real):
         arr = np.float64(value)
-    else:
+    elif _numeric_kind(value):
         arr = np.asarray(value, dtype=np.float64)
+    else:  # strings, objects, ragged lists
+        raise ValueError(f"{name} must be a {which} number or an array of them; got {value!r}")
     if arr.size == 0 or not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite; got {value!r}")
     if np.any(arr < 0) or (not allow_zero and np.any(arr == 0)):
-        which = "non-negative" if allow_zero else "positive"
         raise ValueError(f"{name} must be {which}; got {value!r}")
     return arr
+
+
+def _numeric_kind(value):
+    """Whether ``value`` is an int or float array (or converts to one)."""
+    try:
+        return np.asarray(value).dtype.kind in "iuf"
+    except ValueError:  # a ragged sequence
+        return False
 
 
 def check_positive_int(value, name):
@@ -130,6 +149,20 @@ def as_generator(random_state):
     """
     if isinstance(random_state, (np.random.Generator, np.random.RandomState)):
         return random_state
+    seed_like = (np.random.SeedSequence, np.random.BitGenerator)
+    if not (
+        random_state is None
+        or isinstance(random_state, seed_like)
+        or (
+            isinstance(random_state, numbers.Integral)
+            and not isinstance(random_state, bool)
+            and random_state >= 0
+        )
+    ):
+        raise ValueError(
+            "random_state must be None, a non-negative int, a numpy Generator or RandomState; "
+            f"got {random_state!r}"
+        )
     return np.random.default_rng(random_state)
 
 

@@ -43,9 +43,9 @@ from threadpoolctl import threadpool_limits
 
 from . import _linalg
 from ._deprecated import module_alias, renamed_attribute, warn_renamed
-from ._evidence import maximise_evidence
-from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal
-from ._validation import check_positive_int, check_real
+from ._evidence import check_optimizer_settings, maximise_evidence
+from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal, warn_if_constant
+from ._validation import check_non_negative_int, check_positive_int, check_real
 from .kernels import RBF, Constant
 from .losses import silf, silf_noise_variance, silf_normaliser, silf_normaliser_gradient
 
@@ -379,8 +379,7 @@ def log_evidence(K, y, C, epsilon, beta, solution, dK=None):
     d_lneps = C * (np.sum(band) + tails) - 0.5 * trace + n * epsilon * dZ_deps / Z  # (4.40)
     d_kernel = np.array(
         [
-            0.5 * np.sum(B_inv * dK[np.ix_(M, M, [k])][:, :, 0])
-            - 0.5 * nu @ dK[:, :, k] @ nu
+            0.5 * np.sum(B_inv * dK[np.ix_(M, M, [k])][:, :, 0]) - 0.5 * nu @ dK[:, :, k] @ nu
             for k in range(dK.shape[2])
         ]
     )  # (4.41)
@@ -430,7 +429,8 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
         six-input robot arm it stopped 50 nats short). 1e-5 avoids that at about 1.5 times the
         cost of a fit.
     max_iter : int, optional
-        Step limit of the SMO solver for the final MAP estimate; ``None`` is ``1000 n``.
+        Step limit of the SMO solver; ``None`` is ``1000 n`` for the final MAP estimate (and
+        ``20 n`` for each evaluation of the evidence during the fit, see below).
         (Until kmlib 0.2 ``max_iter`` was the L-BFGS-B limit, now ``optimizer_max_iter``.)
     optimizer_max_iter : int
         Iteration limit of each L-BFGS-B run.
@@ -513,6 +513,8 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         C, epsilon, beta = check_silf_parameters(self.C, self.epsilon, self.beta)
         check_real(self.tol, "tol", low=0)
+        optimizer_max_iter = check_optimizer_settings(self)
+        check_non_negative_int(self.verbose, "verbose", allow_bool=True)
         if self.max_iter is not None:
             check_positive_int(self.max_iter, "max_iter")
             warnings.warn(
@@ -521,6 +523,7 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
                 FutureWarning,
                 stacklevel=2,
             )
+        max_iter = 1000 * y.size if self.max_iter is None else self.max_iter
         kernel = check_kernel(self.kernel, lambda: self._default_kernel(y), callables=False)
         warm = {"nu": None, "C": None, "calls": 0, "best": (-np.inf, None, None)}
 
@@ -550,7 +553,7 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
                     beta,
                     nu0=start_for(C_),
                     tol=self.tol,
-                    max_iter=PROBE_STEPS_PER_SAMPLE * y.size,
+                    max_iter=min(PROBE_STEPS_PER_SAMPLE * y.size, max_iter),
                 )
             warm["nu"], warm["C"] = solution.nu, C_
             value, gradient = log_evidence(K, y, C_, eps_, beta, solution, dK)
@@ -576,16 +579,16 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
                     model="BayesianSVR",
                     n_restarts=self.n_restarts,
                     random_state=self.random_state,
-                    max_iter=self.optimizer_max_iter,
+                    max_iter=optimizer_max_iter,
                 )
             C, epsilon = np.exp(result.x[:2])
             kernel.theta = result.x[2:]
             self.optimizer_n_iter_ = int(result.nit)
         K = evaluate_kernel(kernel, X)
+        warn_if_constant(K, "BayesianSVR")
         # the final MAP starts from the one at the best evaluated point (L-BFGS-B returns that
         # point, but its last evaluation may have been a trial elsewhere)
         _, warm["nu"], warm["C"] = warm["best"]
-        max_iter = 1000 * y.size if self.max_iter is None else self.max_iter
         solution = solve_dual(
             K, y, C, epsilon, beta, nu0=start_for(C), tol=self.tol, max_iter=max_iter
         )

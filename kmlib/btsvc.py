@@ -64,10 +64,10 @@ from threadpoolctl import threadpool_limits
 
 from . import _linalg
 from ._deprecated import module_alias, warn_renamed
-from ._evidence import maximise_evidence
-from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal
+from ._evidence import check_optimizer_settings, maximise_evidence
+from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal, warn_if_constant
 from ._newton import damped_step
-from ._validation import binary_targets, check_positive_int, check_real
+from ._validation import binary_targets, check_non_negative_int, check_positive_int, check_real
 from .kernels import RBF, Constant
 from .losses import trigonometric, trigonometric_derivative, trigonometric_second_derivative
 
@@ -390,8 +390,10 @@ def solve_dual(K, y, alpha0=None, tol=1e-3, max_iter=None, solver="newton"):
     alpha, f, violation, n_iter = run(K, y, alpha, tol, max_iter)
     converged = violation <= tol
     if not converged:
-        why = f"at its iteration limit ({max_iter})" if n_iter >= max_iter else (
-            "where no step lowers the objective beyond round-off"
+        why = (
+            f"at its iteration limit ({max_iter})"
+            if n_iter >= max_iter
+            else ("where no step lowers the objective beyond round-off")
         )
         warnings.warn(
             f"the BTSVC dual solver ({solver}) stopped {why} with a KKT violation of "
@@ -655,7 +657,8 @@ class BTSVC(ClassifierMixin, BaseEstimator):
             raise ValueError(f"solver must be 'newton' or 'smo'; got {self.solver!r}")
         if self.max_iter is not None:
             check_positive_int(self.max_iter, "max_iter")
-        check_positive_int(self.optimizer_max_iter, "optimizer_max_iter")
+        check_optimizer_settings(self)
+        check_non_negative_int(self.verbose, "verbose", allow_bool=True)
         if self.kernel is not None:
             check_kernel(self.kernel, default_kernel, callables=False)  # the kind, at fit time
 
@@ -678,6 +681,8 @@ class BTSVC(ClassifierMixin, BaseEstimator):
             )
         if not with_gradient:
             return solution, laplace
+        if laplace.support.size == 0:  # no support vectors: ln P does not depend on the kernel
+            return laplace.log_evidence, np.zeros(kernel.theta.size)
         _, dK_M = evaluate_kernel(kernel, X[laplace.support], eval_gradient=True)
         explicit, implicit = evidence_gradient_parts(laplace, dK_M)
         return laplace.log_evidence, explicit + implicit
@@ -747,6 +752,7 @@ class BTSVC(ClassifierMixin, BaseEstimator):
             kernel.theta = result.x
             self.optimizer_n_iter_ = int(result.nit)
         self._warm_start = None  # the final MAP from zero depends on the hyperparameters only
+        warn_if_constant(evaluate_kernel(kernel, X), "BTSVC")
         solution, laplace = self._evidence(kernel, X, y_pm, False)
         del self._warm_start
         self.kernel_ = kernel

@@ -28,8 +28,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _linalg
 from ._deprecated import DEPRECATED, renamed_attribute, renamed_parameter
-from ._evidence import EvidenceMixin, maximise_evidence
-from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal
+from ._evidence import EvidenceMixin, check_optimizer_settings, maximise_evidence
+from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal, warn_if_constant
 from ._validation import as_generator, as_inputs, check_positive
 from .kernels import RBF
 
@@ -198,7 +198,9 @@ class GaussianProcessRegressor(EvidenceMixin, RegressorMixin, BaseEstimator):
         kernel = check_kernel(self.kernel, RBF, callables=False)
         noise = float(check_positive(self.noise_variance, "noise_variance"))
         self._noise_is_fixed()  # validates noise_variance_bounds
-        max_iter = renamed_parameter(self, "max_iter", "optimizer_max_iter")
+        max_iter = check_optimizer_settings(
+            self, renamed_parameter(self, "max_iter", "optimizer_max_iter")[1]
+        )
         self.X_train_, self.y_train_ = X, y
         self.kernel_, self.noise_variance_ = kernel, noise  # the starting point
         self.optimizer_n_iter_ = 0
@@ -225,6 +227,7 @@ class GaussianProcessRegressor(EvidenceMixin, RegressorMixin, BaseEstimator):
         self.theta_names_ = list(kernel.theta_names)
         if not self._noise_is_fixed():
             self.theta_names_.append("noise_variance")
+        warn_if_constant(evaluate_kernel(kernel, X), "GaussianProcessRegressor")
         value, _, self.L_, self.dual_coef_ = self._evidence(X, y, kernel, noise, False)
         self.log_marginal_likelihood_ = float(value)
         return self

@@ -65,7 +65,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _linalg
 from ._newton import damped_step
 from ._validation import check_positive_int, check_real
-from ._kernel_checks import check_kernel, design_matrix
+from ._kernel_checks import check_kernel, design_matrix, warn_if_constant
 from .kernels import RBF
 
 __all__ = ["L2VMRegressor", "L1VMRegressor", "L2VMClassifier", "L1VMClassifier"]
@@ -393,7 +393,9 @@ class _KernelMachine(BaseEstimator):
     def _design(self, X):
         """Set ``kernel_``; return the training design matrix of MLAPP (14.29), shape (N, N)."""
         self.kernel_ = check_kernel(self.kernel, RBF)
-        return design_matrix(self.kernel_, X, X, bias=False)
+        Phi = design_matrix(self.kernel_, X, X, bias=False)
+        warn_if_constant(Phi, type(self).__name__)
+        return Phi
 
     def _store(self, X, theta, n_iter, objective, converged, all_support):
         self.coef_ = np.ascontiguousarray(theta[:, :-1])

@@ -31,7 +31,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _linalg
-from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal
+from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal, warn_if_constant
 from ._validation import as_generator, check_positive, check_positive_int
 from .kernels import RBF, Linear
 
@@ -137,6 +137,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
             self.solver_ = "primal"
         else:
             K = evaluate_kernel(kernel, X)
+            warn_if_constant(K, "KernelRidge")
             K[np.diag_indices(n)] += self.alpha
             self.dual_coef_ = _linalg.solve_psd(K, y)  # PRML (6.8)
             self.coef_ = None
@@ -212,6 +213,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
             raise ValueError(f"n_components = {self.n_components} exceeds the {n} samples")
         self.kernel_ = check_kernel(self.kernel, RBF, callables=False)
         K = evaluate_kernel(self.kernel_, X)
+        warn_if_constant(K, "KernelPCA")
         self._K_column_means = K.mean(axis=0)
         self._K_mean = self._K_column_means.mean()
         K_centred = (

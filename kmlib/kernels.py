@@ -256,20 +256,16 @@ class Kernel:
 
     # ------------------------------------------------------------------ algebra
     def __add__(self, other):
-        other = _as_kernel(other, "k + c")
-        return NotImplemented if other is NotImplemented else Sum(self, other)
+        return Sum(self, _as_kernel(other, "k + c"))
 
     def __radd__(self, other):
-        other = _as_kernel(other, "c + k")
-        return NotImplemented if other is NotImplemented else Sum(other, self)
+        return Sum(_as_kernel(other, "c + k"), self)
 
     def __mul__(self, other):
-        other = _as_kernel(other, "k * c")
-        return NotImplemented if other is NotImplemented else Product(self, other)
+        return Product(self, _as_kernel(other, "k * c"))
 
     def __rmul__(self, other):
-        other = _as_kernel(other, "c * k")
-        return NotImplemented if other is NotImplemented else Product(other, self)
+        return Product(_as_kernel(other, "c * k"), self)
 
     # ------------------------------------------------------------------ rows for solvers
     def gram_rows(self, X):
@@ -317,13 +313,17 @@ class GramRows(NamedTuple):
 
 
 def _as_kernel(value, expression):
+    """A kernel for one side of ``expression``: a kernel, or a positive number as a Constant."""
     if isinstance(value, Kernel):
         return value
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         if not value > 0:
             raise ValueError(f"{expression} needs c > 0 to give a valid kernel (PRML 6.13)")
         return Constant(float(value))
-    return NotImplemented
+    raise TypeError(
+        f"{expression} needs a kmlib kernel or a positive number c; got {value!r} of type "
+        f"{type(value).__name__}"
+    )
 
 
 def _short(value):
@@ -864,20 +864,33 @@ class ArcSine(Kernel):
     def _self_inner(self, X, h):
         return h.bias_variance + np.einsum("nd,nd->n", X * self._weights(X, h), X)
 
+    @staticmethod
+    def _z(inner, bx, by):
+        r""":math:`z = 2\tilde x^T\Sigma\tilde x' / \sqrt{b b'}` and its denominator, with
+        the roots taken apart (no overflow) and z clipped to [-1, 1] against rounding."""
+        root = np.sqrt(bx)[:, np.newaxis] * np.sqrt(by)[np.newaxis, :]
+        return np.clip(2.0 * inner / root, -1.0, 1.0), root
+
     def _gram(self, X, Y, h):
         Y = X if Y is None else Y
         bx = 1.0 + 2.0 * self._self_inner(X, h)
         by = 1.0 + 2.0 * self._self_inner(Y, h)
-        z = 2.0 * self._inner(X, Y, h) / np.sqrt(np.outer(bx, by))
+        z, _ = self._z(self._inner(X, Y, h), bx, by)
         return h.variance * (2.0 / np.pi) * np.arcsin(z)  # R&W (4.29)
 
     def _gram_and_gradient(self, X, h):
         w = self._weights(X, h)
-        b = 1.0 + 2.0 * self._self_inner(X, h)
-        root = np.sqrt(np.outer(b, b))
-        z = 2.0 * self._inner(X, X, h) / root
+        s = self._self_inner(X, h)
+        b = 1.0 + 2.0 * s
+        inner = self._inner(X, X, h)
+        z, root = self._z(inner, b, b)
         K = h.variance * (2.0 / np.pi) * np.arcsin(z)
-        dK_dz = h.variance * (2.0 / np.pi) / np.sqrt(1.0 - z**2)
+        # 1 - z^2 = (b b' - 4 inner^2) / (b b') = (1 + 2s + 2s' + 4 (s s' - inner^2)) / (b b'),
+        # where s s' - inner^2 >= 0 (Cauchy-Schwarz); written so, it keeps its digits when the
+        # inputs are large and z is within rounding of 1
+        gram_det = np.maximum(np.outer(s, s) - inner**2, 0.0)
+        one_minus_z2 = (1.0 + 2.0 * np.add.outer(s, s) + 4.0 * gram_det) / root**2
+        dK_dz = h.variance * (2.0 / np.pi) / np.sqrt(one_minus_z2)
 
         def dK(d_inner, d_self_x, d_self_y):
             # z = a / sqrt(bx by) with a = 2 inner, b = 1 + 2 self_inner
@@ -909,7 +922,7 @@ class ArcSine(Kernel):
 
     def _diag(self, X, h):
         s = self._self_inner(X, h)
-        return h.variance * (2.0 / np.pi) * np.arcsin(2.0 * s / (1.0 + 2.0 * s))
+        return h.variance * (2.0 / np.pi) * np.arcsin(np.minimum(2.0 * s / (1.0 + 2.0 * s), 1.0))
 
 
 class PRMLKernel(Kernel):
@@ -1087,6 +1100,13 @@ class _Combination(Kernel):
         return X  # the inner kernels check their own inputs
 
 
+def _inner(kernel, name):
+    """``kernel`` after checking that it is a kmlib kernel (the part of a combination)."""
+    if not isinstance(kernel, Kernel):
+        raise ValueError(f"{name} must be a kmlib kernel; got {kernel!r}")
+    return kernel
+
+
 class _Pair(_Combination):
     """A kernel made of two inner kernels ``k1`` and ``k2``."""
 
@@ -1095,7 +1115,7 @@ class _Pair(_Combination):
         self.k2 = k2
 
     def _parts(self):
-        return [("k1", self.k1), ("k2", self.k2)]
+        return [("k1", _inner(self.k1, "k1")), ("k2", _inner(self.k2, "k2"))]
 
 
 class Sum(_Pair):
@@ -1107,14 +1127,16 @@ class Sum(_Pair):
     """
 
     def __call__(self, X, Y=None, eval_gradient=False):
+        (_, k1), (_, k2) = self._parts()
         if eval_gradient:
-            K1, dK1 = self.k1(X, Y, eval_gradient=True)
-            K2, dK2 = self.k2(X, Y, eval_gradient=True)
+            K1, dK1 = k1(X, Y, eval_gradient=True)
+            K2, dK2 = k2(X, Y, eval_gradient=True)
             return K1 + K2, np.concatenate([dK1, dK2], axis=2)
-        return self.k1(X, Y) + self.k2(X, Y)
+        return k1(X, Y) + k2(X, Y)
 
     def diag(self, X):
-        return self.k1.diag(X) + self.k2.diag(X)
+        (_, k1), (_, k2) = self._parts()
+        return k1.diag(X) + k2.diag(X)
 
     def gram_rows(self, X):
         return _combined_rows(self, X, np.add)
@@ -1132,16 +1154,18 @@ class Product(_Pair):
     """
 
     def __call__(self, X, Y=None, eval_gradient=False):
+        (_, k1), (_, k2) = self._parts()
         if eval_gradient:
-            K1, dK1 = self.k1(X, Y, eval_gradient=True)
-            K2, dK2 = self.k2(X, Y, eval_gradient=True)
+            K1, dK1 = k1(X, Y, eval_gradient=True)
+            K2, dK2 = k2(X, Y, eval_gradient=True)
             return K1 * K2, np.concatenate(
                 [dK1 * K2[:, :, np.newaxis], K1[:, :, np.newaxis] * dK2], axis=2
             )
-        return self.k1(X, Y) * self.k2(X, Y)
+        return k1(X, Y) * k2(X, Y)
 
     def diag(self, X):
-        return self.k1.diag(X) * self.k2.diag(X)
+        (_, k1), (_, k2) = self._parts()
+        return k1.diag(X) * k2.diag(X)
 
     def gram_rows(self, X):
         return _combined_rows(self, X, np.multiply)
@@ -1155,7 +1179,8 @@ class Product(_Pair):
 
 def _combined_rows(pair, X, combine):
     """Rows of a sum or product from the rows of its two parts (if both have a fast path)."""
-    first, second = pair.k1.gram_rows(X), pair.k2.gram_rows(X)
+    (_, k1), (_, k2) = pair._parts()
+    first, second = k1.gram_rows(X), k2.gram_rows(X)
     if not (first.fast and second.fast):
         return Kernel.gram_rows(pair, X)
     buffer = np.empty_like(first.diag)
@@ -1172,7 +1197,11 @@ class _Wrapper(_Combination):
     """A kernel that transforms one inner kernel, held in ``self.kernel``."""
 
     def _parts(self):
-        return [("kernel", self.kernel)]
+        return [("kernel", self._inner_kernel)]
+
+    @property
+    def _inner_kernel(self):
+        return _inner(self.kernel, "kernel")
 
 
 class Modulated(_Wrapper):
@@ -1193,6 +1222,8 @@ class Modulated(_Wrapper):
 
     def _f(self, X, name):
         X = as_inputs(X, name)
+        if not callable(self.f):
+            raise ValueError(f"f must be a function of the inputs; got {self.f!r}")
         values = np.asarray(self.f(X), dtype=np.float64)
         if values.shape != (X.shape[0],) or not np.all(np.isfinite(values)):
             raise ValueError(f"f must map {name} of shape (n, d) to finite values of shape (n,)")
@@ -1201,17 +1232,17 @@ class Modulated(_Wrapper):
     def __call__(self, X, Y=None, eval_gradient=False):
         X, fx = self._f(X, "X")
         if eval_gradient:
-            K1, dK1 = self.kernel(X, eval_gradient=True)
+            K1, dK1 = self._inner_kernel(X, eval_gradient=True)
             scale = np.outer(fx, fx)
             return scale * K1, scale[:, :, np.newaxis] * dK1
         if Y is None:
-            return np.outer(fx, fx) * self.kernel(X)
+            return np.outer(fx, fx) * self._inner_kernel(X)
         Y, fy = self._f(Y, "Y")
-        return np.outer(fx, fy) * self.kernel(X, Y)
+        return np.outer(fx, fy) * self._inner_kernel(X, Y)
 
     def diag(self, X):
         X, fx = self._f(X, "X")
-        return fx**2 * self.kernel.diag(X)
+        return fx**2 * self._inner_kernel.diag(X)
 
 
 class PolynomialOf(_Wrapper):
@@ -1246,13 +1277,27 @@ class PolynomialOf(_Wrapper):
     def __call__(self, X, Y=None, eval_gradient=False):
         c = self._c()
         if eval_gradient:
-            K1, dK1 = self.kernel(X, Y, eval_gradient=True)
+            K1, dK1 = self._inner_kernel(X, Y, eval_gradient=True)
             slope = self._q(np.polynomial.polynomial.polyder(c), K1)
             return self._q(c, K1), slope[:, :, np.newaxis] * dK1
-        return self._q(c, self.kernel(X, Y))
+        return self._q(c, self._inner_kernel(X, Y))
 
     def diag(self, X):
-        return self._q(self._c(), self.kernel.diag(X))
+        return self._q(self._c(), self._inner_kernel.diag(X))
+
+
+def _exp_checked(K1):
+    """``exp(K1)``, or a clear error where it overflows."""
+    if np.max(K1, initial=-np.inf) > _LOG_MAX:
+        raise ValueError(
+            f"ExpOf: exp(k) overflows, the inner kernel reaches {np.max(K1):.3g} (> "
+            f"{_LOG_MAX:.0f}); scale the inputs or the inner kernel's variance down"
+        )
+    return np.exp(K1)
+
+
+#: Largest argument whose exponential is a finite float64.
+_LOG_MAX = np.log(np.finfo(np.float64).max)
 
 
 class ExpOf(_Wrapper):
@@ -1269,13 +1314,13 @@ class ExpOf(_Wrapper):
 
     def __call__(self, X, Y=None, eval_gradient=False):
         if eval_gradient:
-            K1, dK1 = self.kernel(X, Y, eval_gradient=True)
-            K = np.exp(K1)
+            K1, dK1 = self._inner_kernel(X, Y, eval_gradient=True)
+            K = _exp_checked(K1)
             return K, K[:, :, np.newaxis] * dK1
-        return np.exp(self.kernel(X, Y))
+        return _exp_checked(self._inner_kernel(X, Y))
 
     def diag(self, X):
-        return np.exp(self.kernel.diag(X))
+        return _exp_checked(self._inner_kernel.diag(X))
 
 
 class FeatureMapped(_Wrapper):
@@ -1295,6 +1340,8 @@ class FeatureMapped(_Wrapper):
         self.feature_map = feature_map
 
     def _phi(self, X, name):
+        if not callable(self.feature_map):
+            raise ValueError(f"feature_map must be a function; got {self.feature_map!r}")
         return as_inputs(self.feature_map(as_inputs(X, name)), f"feature_map({name})")
 
     def __call__(self, X, Y=None, eval_gradient=False):
@@ -1302,11 +1349,11 @@ class FeatureMapped(_Wrapper):
         if eval_gradient:
             if Y is not None:
                 raise ValueError("eval_gradient=True needs Y=None: gradients are of k(X, X)")
-            return self.kernel(Phi_X, eval_gradient=True)
-        return self.kernel(Phi_X, None if Y is None else self._phi(Y, "Y"))
+            return self._inner_kernel(Phi_X, eval_gradient=True)
+        return self._inner_kernel(Phi_X, None if Y is None else self._phi(Y, "Y"))
 
     def diag(self, X):
-        return self.kernel.diag(self._phi(X, "X"))
+        return self._inner_kernel.diag(self._phi(X, "X"))
 
 
 class Subspace(_Wrapper):
@@ -1340,11 +1387,13 @@ class Subspace(_Wrapper):
         if eval_gradient:
             if Y is not None:
                 raise ValueError("eval_gradient=True needs Y=None: gradients are of k(X, X)")
-            return self.kernel(Xa, eval_gradient=True)
-        return self.kernel(Xa, None if Y is None else self._select(Y, "Y"))
+            return self._inner_kernel(Xa, eval_gradient=True)
+        if Y is not None:
+            check_matching_features(as_inputs(X, "X"), as_inputs(Y, "Y"))
+        return self._inner_kernel(Xa, None if Y is None else self._select(Y, "Y"))
 
     def diag(self, X):
-        return self.kernel.diag(self._select(X, "X"))
+        return self._inner_kernel.diag(self._select(X, "X"))
 
 
 class Bilinear(Kernel):

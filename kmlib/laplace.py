@@ -40,8 +40,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _linalg
 from ._newton import damped_step
 from ._deprecated import DEPRECATED, renamed_attribute, renamed_parameter
-from ._evidence import EvidenceMixin, maximise_evidence
-from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal
+from ._evidence import EvidenceMixin, check_optimizer_settings, maximise_evidence
+from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal, warn_if_constant
 from ._validation import binary_targets, check_positive, check_positive_int, check_real
 from .kernels import RBF
 
@@ -315,7 +315,9 @@ class GaussianProcessClassifier(EvidenceMixin, ClassifierMixin, BaseEstimator):
         check_positive(self.jitter, "jitter", allow_zero=True)
         check_real(self.newton_tol, "newton_tol", low=0.0)
         check_positive_int(self.newton_max_iter, "newton_max_iter")
-        max_iter = renamed_parameter(self, "max_iter", "optimizer_max_iter")
+        max_iter = check_optimizer_settings(
+            self, renamed_parameter(self, "max_iter", "optimizer_max_iter")[1]
+        )
         self.X_train_, self.t_train_ = X, t
         self.kernel_ = kernel  # the starting point
         self.optimizer_n_iter_ = 0
@@ -335,6 +337,7 @@ class GaussianProcessClassifier(EvidenceMixin, ClassifierMixin, BaseEstimator):
         self.kernel_ = kernel
         self.theta_ = kernel.theta
         self.theta_names_ = list(kernel.theta_names)
+        warn_if_constant(evaluate_kernel(kernel, X), "GaussianProcessClassifier")
         self.mode_ = self._mode(self._covariance(kernel, X), self.t_train_)
         self.latent_mode_ = self.mode_.a
         self.log_marginal_likelihood_ = float(self.mode_.log_evidence)

@@ -41,9 +41,15 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from . import _linalg
-from ._kernel_checks import check_kernel, design_matrix
+from ._kernel_checks import check_kernel, design_matrix, warn_if_constant
 from ._newton import damped_step
-from ._validation import binary_targets, check_positive_int, check_real
+from ._validation import (
+    binary_targets,
+    check_bool,
+    check_non_negative_int,
+    check_positive_int,
+    check_real,
+)
 from .kernels import RBF
 
 __all__ = [
@@ -673,12 +679,15 @@ class _RVMBase(BaseEstimator):
         check_real(self.tol, "tol", low=0)
         check_real(self.prune_threshold, "prune_threshold", low=0)
         check_positive_int(self.max_iter, "max_iter")
+        check_bool(self.bias, "bias")
+        check_non_negative_int(self.verbose, "verbose", allow_bool=True)
         if X.shape[0] < 2:
             raise ValueError(
                 f"{type(self).__name__} needs at least 2 samples; got {X.shape[0]} sample"
             )
         self.kernel_ = check_kernel(self.kernel, RBF)
         Phi = design_matrix(self.kernel_, X, X, bias=self.bias)
+        warn_if_constant(Phi[:, 1:] if self.bias else Phi, type(self).__name__)
         norms = np.sqrt(np.sum(Phi**2, axis=0))
         norms[norms == 0] = 1.0  # an all-zero column stays zero and never enters the model
         return Phi / norms, norms

@@ -15,7 +15,13 @@ import numpy as np
 from scipy import sparse
 
 from ._linalg import cholesky, log_det, solve_lower
-from ._validation import as_inputs, check_positive, check_positive_int
+from ._validation import (
+    as_inputs,
+    check_bool,
+    check_matching_features,
+    check_positive,
+    check_positive_int,
+)
 from .kernels import Kernel
 
 __all__ = [
@@ -45,6 +51,11 @@ class _Structured(Kernel):
 
     def _check_pair(self, X, Y):
         pass
+
+    def _values(self):
+        if hasattr(self, "normalize"):
+            check_bool(self.normalize, "normalize")
+        return super()._values()
 
     def _gram(self, X, Y, h):
         if Y is None:
@@ -641,6 +652,8 @@ class Fisher(_Structured):
         self.information = information
 
     def _check_inputs(self, X, name):
+        if not callable(self.score):
+            raise ValueError(f"score must be a function of the inputs; got {self.score!r}")
         G = as_inputs(self.score(X), f"score({name})")
         if G.shape[0] != len(X):
             raise ValueError(f"score({name}) must have one row per input; got shape {G.shape}")
@@ -653,8 +666,18 @@ class Fisher(_Structured):
         F = np.asarray(self.information, dtype=np.float64)
         if F.shape != (G.shape[1], G.shape[1]):
             raise ValueError(f"information must have shape ({G.shape[1]}, {G.shape[1]})")
-        L, _ = cholesky(F)
+        if not (np.all(np.isfinite(F)) and np.allclose(F, F.T, rtol=1e-12, atol=0)):
+            raise ValueError("information must be a finite symmetric matrix")
+        try:
+            L, _ = cholesky(F)
+        except np.linalg.LinAlgError:
+            raise ValueError(
+                "information must be positive definite (a Fisher information matrix, PRML 6.34)"
+            ) from None
         return solve_lower(L, G.T).T
+
+    def _check_pair(self, X, Y):
+        check_matching_features(X, Y, "score(X)", "score(Y)")
 
     def _gram(self, X, Y, h):
         Wx = self._whiten(X)

@@ -218,6 +218,7 @@ class _BaseSVM(BaseEstimator):
 
     def _fit_kernel(self, X):
         """Set ``kernel_`` and return the kernel rows of the training set."""
+
         def scaled_rbf():
             var = X.var()
             gamma = 1.0 / (X.shape[1] * var) if var > 0 else 1.0  # sklearn's gamma="scale"

@@ -358,23 +358,30 @@ def rvm_invalid():
     ]
 
 
-def evidence_optimiser(max_iter="max_iter"):
-    """n_restarts, random_state and the optimiser's iteration limit, where they are used."""
+def evidence_optimiser(deprecated_max_iter=False):
+    """n_restarts, random_state and the optimiser's iteration limit, where they are used.
+
+    ``deprecated_max_iter``: ``max_iter`` is the old name of ``optimizer_max_iter``, still
+    accepted (with a FutureWarning) and still checked.
+    """
+    old_name = [*count("max_iter", optimize=True)] if deprecated_max_iter else []
     return [
         *flag("optimize"),
         *count("n_restarts", zero_ok=True, optimize=True),
         *seed(optimize=True, n_restarts=1),
-        *count(max_iter, optimize=True),
+        *count("optimizer_max_iter", optimize=True),
+        *old_name,
     ]
 
 
 MAX_ITER_1 = {"max_iter_1": {"max_iter": 1}}
+OPTIMIZER_MAX_ITER_1 = {"optimizer_max_iter_1": {"optimizer_max_iter": 1}}
 
 ESTIMATORS = {
     "bsvr.BayesianSVR": EstimatorSpec(
         "regressor",
         kernel="kmlib",
-        iteration_limits=MAX_ITER_1,
+        iteration_limits={**MAX_ITER_1, **OPTIMIZER_MAX_ITER_1},
         invalid=[
             *kernel_values(),
             *fraction("beta"),
@@ -382,16 +389,17 @@ ESTIMATORS = {
             *positive("epsilon"),
             *evidence_optimiser(),
             *tolerance("tol"),
+            *count("max_iter"),  # None means the solver's default
             *verbosity(),
         ],
     ),
     "btsvc.BTSVC": EstimatorSpec(
         "classifier",
         kernel="kmlib",
-        iteration_limits={**MAX_ITER_1, "optimizer_max_iter_1": {"optimizer_max_iter": 1}},
+        iteration_limits={**MAX_ITER_1, **OPTIMIZER_MAX_ITER_1},
         invalid=[
             *kernel_values(),
-            *evidence_optimiser("optimizer_max_iter"),
+            *evidence_optimiser(),
             *tolerance("tol"),
             *count("max_iter"),  # None means the solver's default
             *choice("solver"),
@@ -401,7 +409,7 @@ ESTIMATORS = {
     "gp.GaussianProcessRegressor": EstimatorSpec(
         "regressor",
         kernel="kmlib",
-        iteration_limits=MAX_ITER_1,
+        iteration_limits={**MAX_ITER_1, **OPTIMIZER_MAX_ITER_1},
         invalid=[
             *kernel_values(),
             *positive("noise_variance"),
@@ -409,7 +417,7 @@ ESTIMATORS = {
             Bad("noise_variance_bounds", (1.0, 0.1)),
             Bad("noise_variance_bounds", (-1.0, 1.0)),
             Bad("noise_variance_bounds", (1e-3,)),
-            *evidence_optimiser(),
+            *evidence_optimiser(deprecated_max_iter=True),
         ],
     ),
     "kernel_machines.L2VMRegressor": EstimatorSpec(
@@ -453,11 +461,13 @@ ESTIMATORS = {
     "laplace.GaussianProcessClassifier": EstimatorSpec(
         "classifier",
         kernel="kmlib",
-        iteration_limits={**MAX_ITER_1, "newton_max_iter_1": {"newton_max_iter": 1}},
+        iteration_limits={
+            **MAX_ITER_1, **OPTIMIZER_MAX_ITER_1, "newton_max_iter_1": {"newton_max_iter": 1}
+        },
         invalid=[
             *kernel_values(),
             *non_negative("jitter"),
-            *evidence_optimiser(),
+            *evidence_optimiser(deprecated_max_iter=True),
             *tolerance("newton_tol"),
             *count("newton_max_iter"),
         ],

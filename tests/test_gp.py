@@ -202,3 +202,26 @@ def test_scikit_learn_estimator_checks():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         check_estimator(GaussianProcessRegressor())
+
+
+def test_inputs_far_below_the_length_scale_warn_instead_of_fitting_silently():
+    """On X * 1e-8 the optimiser starts where the evidence is flat in the length-scale, so it
+    stays far above the inputs' scale, the Gram matrix is constant, and the GP fits a constant
+    (R^2 about 0): the fit says so."""
+    X, t, _ = regression_data(n=30, d=1)
+    with pytest.warns(UserWarning, match="cannot tell them apart"):
+        model = GaussianProcessRegressor(noise_variance=0.1).fit(X * 1e-8, t)
+    assert model.score(X * 1e-8, t) < 0.05
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the same data at their own scale warn about nothing
+        assert GaussianProcessRegressor(noise_variance=0.1).fit(X, t).score(X, t) > 0.5
+
+
+def test_an_optimum_on_a_bound_warns_and_names_the_hyperparameter():
+    """With the length-scale boxed above the data's own (about 0.56 here), the evidence rises
+    towards the box's lower edge and stops there."""
+    X, t, _ = regression_data(n=30, d=1)
+    kernel = kernels.RBF(2.0, limits={"lengthscale": (1.0, 10.0)})
+    with pytest.warns(ConvergenceWarning, match="lower bound of lengthscale"):
+        model = GaussianProcessRegressor(kernel, noise_variance=0.1).fit(X, t)
+    assert model.kernel_.lengthscale == pytest.approx(1.0)
