@@ -33,7 +33,7 @@ import time
 
 import numpy as np
 
-from kmlib.bsvr import _rescaled_start, negative_log_evidence, solve_dual
+from kmlib.bsvr import _rescaled_start, log_evidence, solve_dual
 from kmlib.datasets import sinc
 from kmlib.gp import GaussianProcessRegressor
 from kmlib.kernels import RBF, Constant
@@ -53,7 +53,7 @@ def best_time(function, repeat):
 def bsvr_evaluation(X, y, kernel, nu0):
     Sigma, dSigma = kernel(X, eval_gradient=True)
     solution = solve_dual(Sigma, y, C, EPSILON, BETA, nu0=nu0)
-    value, gradient = negative_log_evidence(Sigma, y, C, EPSILON, BETA, solution, dSigma)
+    value, gradient = log_evidence(Sigma, y, C, EPSILON, BETA, solution, dSigma)
     return solution, value, gradient
 
 

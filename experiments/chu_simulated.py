@@ -59,7 +59,7 @@ def learning_curve_point(n, repetition, svm_solver="kmlib"):
         gpc.log_marginal_likelihood(gpc.theta_, eval_gradient=True)
         record["GPC"] = {"seconds": seconds, "theta": gpc.kernel_.theta,
                          "one_evaluation": {"seconds": time.perf_counter() - evaluation_start},
-                         "iterations": gpc.n_iter_,
+                         "iterations": gpc.optimizer_n_iter_,
                          "error": 100.0 * np.mean(gpc.predict(X_test) != y_test)}
     return record
 

@@ -150,20 +150,21 @@ def as_generator(random_state):
     if isinstance(random_state, (np.random.Generator, np.random.RandomState)):
         return random_state
     seed_like = (np.random.SeedSequence, np.random.BitGenerator)
+    entries = random_state if isinstance(random_state, (list, tuple)) else [random_state]
     if not (
         random_state is None
         or isinstance(random_state, seed_like)
-        or (
-            isinstance(random_state, numbers.Integral)
-            and not isinstance(random_state, bool)
-            and random_state >= 0
-        )
+        or (entries and all(_is_seed_int(entry) for entry in entries))
     ):
         raise ValueError(
-            "random_state must be None, a non-negative int, a numpy Generator or RandomState; "
-            f"got {random_state!r}"
+            "random_state must be None, a non-negative int (or a list of them), a numpy "
+            f"Generator or RandomState; got {random_state!r}"
         )
     return np.random.default_rng(random_state)
+
+
+def _is_seed_int(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 0
 
 
 def check_real(value, name, low=None, high=None, low_open=True, high_open=False):
