@@ -26,9 +26,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _linalg
-from ._deprecated import DEPRECATED, renamed_attribute, renamed_parameter
-from ._evidence import EvidenceMixin, check_optimizer_settings, maximise_evidence
+from . import _evidence, _linalg
+from ._deprecated import DEPRECATED, renamed_attribute, renamed_parameter, warn_renamed
+from ._evidence import EvidenceMixin, check_optimizer_settings
 from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal, warn_if_constant
 from ._validation import as_generator, as_inputs, check_positive
 from .kernels import RBF
@@ -208,7 +208,7 @@ class GaussianProcessRegressor(EvidenceMixin, RegressorMixin, BaseEstimator):
             theta0, bounds = self._theta_and_bounds(kernel, noise)
             if theta0.size:
                 noise_name = [] if self._noise_is_fixed() else ["noise_variance"]
-                result = maximise_evidence(
+                result = _evidence.maximise_evidence(
                     lambda theta: self._log_evidence_at(theta, eval_gradient=True),
                     theta0,
                     bounds,
@@ -323,3 +323,34 @@ def _draw(mean, cov, n_samples, random_state):
     rng = as_generator(random_state)
     L, _ = _linalg.cholesky(cov, initial_jitter=1e-12, max_jitter=1e-6)
     return mean[:, np.newaxis] + L @ rng.standard_normal((mean.size, n_samples))
+
+
+def _old_maximise_evidence(
+    objective, theta0, bounds, n_restarts=0, random_state=None, max_iter=200
+):
+    """Deprecated ``gp.maximise_evidence``: minimise a negative log evidence ``objective``."""
+
+    def log_evidence(theta):
+        value, gradient = objective(theta)
+        return -value, -np.asarray(gradient)
+
+    names = [f"theta[{i}]" for i in range(len(theta0))]
+    return _evidence.maximise_evidence(
+        log_evidence,
+        theta0,
+        np.asarray(bounds),
+        names,
+        model="maximise_evidence",
+        n_restarts=n_restarts,
+        random_state=random_state,
+        max_iter=max_iter,
+    )
+
+
+def __getattr__(name):
+    if name == "maximise_evidence":
+        warn_renamed(
+            "gp.maximise_evidence", "the private kmlib._evidence.maximise_evidence", __name__
+        )
+        return _old_maximise_evidence
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ._deprecated import warn_renamed
 from ._kernel_checks import evaluate_kernel
 from .kernels import GramRows, Kernel
 
@@ -741,3 +742,15 @@ def duality_gap(alpha, grad, y, C, *, two_constraints=False):
         total += float(np.sum(cc * np.maximum(u, 0.0) - a * u))
         bs.append(float(b))
     return total, (np.array(bs) if two_constraints else bs[0])
+
+
+def _kernel_matrix(kernel, A, B=None):
+    """Deprecated ``smo.kernel_matrix``: the kernel matrix, now simply ``kernel(A, B)``."""
+    return evaluate_kernel(kernel, A, B)
+
+
+def __getattr__(name):
+    if name == "kernel_matrix":
+        warn_renamed("smo.kernel_matrix(kernel, A, B)", "kernel(A, B)", __name__)
+        return _kernel_matrix
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
