@@ -339,9 +339,10 @@ class _Stationary(Kernel):
     r"""Kernels of the scaled distance, with one length-scale or one per dimension (ARD).
 
     A subclass gives the kernel as a function of the scaled squared distance, ``_profile``.
-    Squared distances come, in many dimensions, from :math:`\lVert\mathbf a\rVert^2 +
-    \lVert\mathbf b\rVert^2 - 2\mathbf a^T\mathbf b` (one matrix product) after moving the
-    origin to the inputs' mean; the few pairs so close that this loses digits (their distance
+    Squared distances come from the pairwise loop of :func:`scipy.spatial.distance.cdist` in few
+    dimensions (it is the faster there) and, from ``BLAS_MIN_FEATURES`` on, from
+    :math:`\lVert\mathbf a\rVert^2 + \lVert\mathbf b\rVert^2 - 2\mathbf a^T\mathbf b` (one
+    matrix product) after moving the origin to the inputs' mean; the few pairs so close that this loses digits (their distance
     below ``CLOSE_PAIRS`` of the norms) are recomputed from their differences, so that the
     result is as accurate as the pairwise form, which matters for kernels with a kink at zero
     such as the exponential. Rows for solvers (:meth:`gram_rows`) reuse the scaled inputs and
@@ -359,6 +360,9 @@ class _Stationary(Kernel):
 
     def _sq_dist(self, X, Y, lengthscale):
         """Squared distance after dividing each input dimension by its length-scale."""
+        if X.shape[1] < BLAS_MIN_FEATURES:  # the pairwise loop: exact differences
+            Xs = self._scaled(X, lengthscale)
+            return cdist(Xs, Xs if Y is None else self._scaled(Y, lengthscale), "sqeuclidean")
         if Y is None:
             Xs = self._scaled(X - X.mean(axis=0), lengthscale)
             return _squared_distances(Xs, Xs, symmetric=True)
@@ -406,14 +410,10 @@ class _Stationary(Kernel):
 def _squared_distances(A, B, symmetric=False):
     """Squared Euclidean distances between the rows of ``A`` and ``B``, shape (n, m).
 
-    In few dimensions the pairwise loop of :func:`scipy.spatial.distance.cdist` is the faster;
-    from ``BLAS_MIN_FEATURES`` on, one matrix product, then the close pairs recomputed from their
-    differences (see :class:`_Stationary`), the norms added in blocks of rows to bound the
-    memory. With ``symmetric`` (``B`` is ``A``) the result is exactly symmetric with a zero
-    diagonal.
+    One matrix product, then the close pairs recomputed from their differences (see
+    :class:`_Stationary`), the norms added in blocks of rows to bound the memory. With
+    ``symmetric`` (``B`` is ``A``) the result is exactly symmetric with a zero diagonal.
     """
-    if A.shape[1] < BLAS_MIN_FEATURES:
-        return cdist(A, B, "sqeuclidean")
     a = np.einsum("nd,nd->n", A, A)
     b = a if symmetric else np.einsum("nd,nd->n", B, B)
     sq = A @ B.T  # BLAS; exactly symmetric when B is A

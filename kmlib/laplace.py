@@ -125,12 +125,14 @@ def find_mode(C, t, tol=1e-10, max_iter=100):
         # = g - W^1/2 B^-1 W^1/2 C g with g = W a + t - sigma (R&W Alg. 3.1 lines 6-8)
         g = W_sqrt**2 * a + (t - sigma)
         b_new = g - W_sqrt * _linalg.cho_solve(L, W_sqrt * (C @ g))
-        da, db = C @ b_new - a, b_new - b  # the Newton step in a, and in b = C^-1 a with it
+        a_new = C @ b_new
+        da, db = a_new - a, b_new - b  # the Newton step in a, and in b = C^-1 a with it
         step, value = damped_step(lambda s: -_psi(a + s * da, b + s * db, t), -psi)
         if step * np.max(np.abs(da)) <= 1e-13 * (1.0 + np.max(np.abs(a))):
             converged = True  # no step makes progress beyond round-off: the mode is reached
             break
-        a, b, psi = a + step * da, b + step * db, -value
+        a, b = (a_new, b_new) if step == 1.0 else (a + step * da, b + step * db)
+        psi = -value
     if not converged:
         warnings.warn(
             f"Newton's method for the Laplace mode did not converge in {max_iter} steps; "
