@@ -9,6 +9,8 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import validate_data
 
 __all__ = [
     "as_inputs",
@@ -20,6 +22,7 @@ __all__ = [
     "check_bool",
     "check_matching_features",
     "binary_targets",
+    "binary_training_data",
 ]
 
 
@@ -39,8 +42,7 @@ def as_inputs(X, name="X"):
     """
     if hasattr(X, "toarray"):  # scipy.sparse
         raise TypeError(
-            f"{name} is a sparse matrix; kmlib's kernels take dense arrays: pass "
-            f"{name}.toarray()"
+            f"{name} is a sparse matrix; kmlib's kernels take dense arrays: pass {name}.toarray()"
         )
     try:
         X = np.asarray(X, dtype=np.float64)
@@ -215,3 +217,21 @@ def binary_targets(y, model):
             f"({classes[:5].tolist()}{'...' if n > 5 else ''})"
         )
     return classes, t.astype(np.float64)
+
+
+def binary_training_data(estimator, X, y):
+    """Training inputs and two-class targets of a binary classifier's ``fit``.
+
+    Validates ``X`` and ``y`` as scikit-learn does (and records ``n_features_in_``), sets
+    ``estimator.classes_`` to the two labels and returns the targets as 0.0 / 1.0.
+
+    Returns
+    -------
+    X : ndarray of shape (n, d)
+    t : ndarray of shape (n,)
+        1.0 for ``classes_[1]``.
+    """
+    X, y = validate_data(estimator, X, y, dtype=np.float64)
+    check_classification_targets(y)
+    estimator.classes_, t = binary_targets(y, type(estimator).__name__)
+    return X, t

@@ -58,7 +58,6 @@ import numpy as np
 from scipy.special import erfc
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
@@ -67,7 +66,12 @@ from ._deprecated import module_alias, warn_renamed
 from ._evidence import check_optimizer_settings, maximise_evidence
 from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal, warn_if_constant
 from ._newton import damped_step
-from ._validation import binary_targets, check_non_negative_int, check_positive_int, check_real
+from ._validation import (
+    binary_training_data,
+    check_non_negative_int,
+    check_positive_int,
+    check_real,
+)
 from .kernels import RBF, Constant
 from .losses import trigonometric, trigonometric_derivative, trigonometric_second_derivative
 
@@ -722,9 +726,7 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, t = binary_targets(y, "BTSVC")
+        X, t = binary_training_data(self, X, y)
         y_pm = 2.0 * t - 1.0
         self._check_params()
         # Factorisations of a few hundred rows dominate; one BLAS thread runs them fastest and

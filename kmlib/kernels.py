@@ -342,10 +342,10 @@ class _Stationary(Kernel):
     Squared distances come from the pairwise loop of :func:`scipy.spatial.distance.cdist` in few
     dimensions (it is the faster there) and, from ``BLAS_MIN_FEATURES`` on, from
     :math:`\lVert\mathbf a\rVert^2 + \lVert\mathbf b\rVert^2 - 2\mathbf a^T\mathbf b` (one
-    matrix product) after moving the origin to the inputs' mean; the few pairs so close that this loses digits (their distance
-    below ``CLOSE_PAIRS`` of the norms) are recomputed from their differences, so that the
-    result is as accurate as the pairwise form, which matters for kernels with a kink at zero
-    such as the exponential. Rows for solvers (:meth:`gram_rows`) reuse the scaled inputs and
+    matrix product) after moving the origin to the inputs' mean; the few pairs so close that
+    this loses digits (their distance below ``CLOSE_PAIRS`` of the norms) are recomputed from
+    their differences, so that the result is as accurate as the pairwise form, which matters for
+    kernels with a kink at zero such as the exponential. Rows for solvers (:meth:`gram_rows`) reuse the scaled inputs and
     their norms: one matrix-vector product per row. Every kernel built on this class, and every
     sum or product of them, shares these paths.
     """

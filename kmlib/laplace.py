@@ -34,7 +34,6 @@ import numpy as np
 from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _linalg
@@ -42,7 +41,7 @@ from ._newton import damped_step
 from ._deprecated import DEPRECATED, renamed_attribute, renamed_parameter
 from ._evidence import EvidenceMixin, check_optimizer_settings, maximise_evidence
 from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal, warn_if_constant
-from ._validation import binary_targets, check_positive, check_positive_int, check_real
+from ._validation import binary_training_data, check_positive, check_positive_int, check_real
 from .kernels import RBF
 
 __all__ = [
@@ -310,9 +309,7 @@ class GaussianProcessClassifier(EvidenceMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, t = binary_targets(y, "GaussianProcessClassifier")
+        X, t = binary_training_data(self, X, y)
         kernel = check_kernel(self.kernel, RBF, callables=False)
         check_positive(self.jitter, "jitter", allow_zero=True)
         check_real(self.newton_tol, "newton_tol", low=0.0)

@@ -36,7 +36,6 @@ import numpy as np
 from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
@@ -44,7 +43,7 @@ from . import _linalg
 from ._kernel_checks import check_kernel, design_matrix, warn_if_constant
 from ._newton import damped_step
 from ._validation import (
-    binary_targets,
+    binary_training_data,
     check_bool,
     check_non_negative_int,
     check_positive_int,
@@ -910,9 +909,7 @@ class RVC(ClassifierMixin, _RVMBase):
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, t = binary_targets(y, "RVC")
+        X, t = binary_training_data(self, X, y)
         Phi, norms = self._validate_params_and_basis(X)
         if self.method == "sequential":
             fit = _sequential_classification(Phi, t, self.tol, self.max_iter, self.verbose)
