@@ -220,6 +220,44 @@ def test_joint_step_follows_the_ridge_of_neighbouring_columns():
     assert set(active[~np.isfinite(pair_alpha)]) == {40}
 
 
+def test_rank_one_updates_equal_a_fresh_factorisation_after_many_moves():
+    # Tipping & Faul (2003), Appendix A: 300 adds, re-estimates and deletes without a refresh
+    X, t, Phi, _ = regression_problem(n=120, seed=8, lengthscale=0.03)
+    Phi, t = Phi / np.linalg.norm(Phi, axis=0), t / np.sqrt(np.mean(t**2))
+    state = rvm._SequentialPosterior(Phi, t, beta=20.0)
+    rng = np.random.default_rng(0)
+    counts = {"add": 0, "re-estimate": 0, "delete": 0}
+    for _ in range(300):
+        f = state.factors()
+        if state.active.size > 3 and rng.uniform() < 0.3:  # a random delete or re-estimate
+            i = int(rng.choice(state.active))
+            new_alpha = np.inf if rng.uniform() < 0.5 else state.alpha[i] * np.exp(rng.normal())
+        else:  # a random candidate at its optimum (7.101), or a random precision
+            i = int(rng.integers(Phi.shape[1]))
+            new_alpha = rvm.optimal_alpha(f.s[i], f.q[i])
+            if not np.isfinite(new_alpha):
+                new_alpha = np.exp(rng.uniform(-3, 3))
+        kind = "add" if not np.isfinite(state.alpha[i]) else "re-estimate"
+        kind = "delete" if not np.isfinite(new_alpha) else kind
+        counts[kind] += 1
+        gain = rvm.log_evidence_term(new_alpha, f.s[i], f.q[i]) - rvm.log_evidence_term(
+            state.alpha[i], f.s[i], f.q[i]
+        )  # (7.96)
+        rvm._take_move(state, i, new_alpha, gain)
+    assert min(counts.values()) >= 25 and state.active.size >= 20
+    updated = (state.cov.copy(), state.mean.copy(), state.S.copy(), state.Q.copy())
+    evidence = state.log_evidence
+    state.refresh()
+    for name, got, fresh in zip(("Sigma", "m", "S", "Q"), updated, (state.cov, state.mean,
+                                                                   state.S, state.Q)):
+        assert np.linalg.norm(got - fresh) <= 1e-10 * np.linalg.norm(fresh), name
+    assert abs(evidence - state.log_evidence) <= 1e-10 * abs(state.log_evidence)
+    # and the fresh factorisation is (7.82)-(7.85) of the active set
+    post = rvm.regression_posterior(Phi[:, state.active], t, state.alpha[state.active], 20.0)
+    np.testing.assert_allclose(state.cov, post.cov, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(state.log_evidence, post.log_evidence, rtol=1e-12)
+
+
 def test_reestimation_ends_where_the_evidence_gradient_vanishes():
     X, t, Phi, kernel = regression_problem(n=30, seed=7)
     model = RVR(kernel=kernel, method="reestimate", tol=1e-12, max_iter=20000).fit(X, t)
