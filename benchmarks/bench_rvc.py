@@ -10,7 +10,8 @@ the training error.
 
 * ``--crabs`` (default): the crabs training set of the MLAPP 14.6 page (the form from five
   measurements; a stratified 70/30 split with ``random_state=0``, 140 training points,
-  standardised with the training mean and standard deviation), RBF length-scales 1.1, 2 and 3.
+  standardised with the training mean and standard deviation), RBF length-scales 1.1, 2 and 3,
+  and the two broadest of the page's grid, 2 sqrt(5) and 4 sqrt(5).
 * ``--ripley``: ``--subsets`` sets of 100 points drawn from the generating mixture of Ripley's
   synthetic data (Ripley 1994: each class an equal mixture of two Gaussians of covariance
   0.03 I, means (-0.7, 0.3), (0.3, 0.3) for class 1 and (-0.3, 0.7), (0.4, 0.7) for class 0),
@@ -40,7 +41,7 @@ from kmlib.datasets import crabs
 from kmlib.kernels import RBF
 from kmlib.rvm import RVC
 
-CRABS_LENGTHSCALES = (1.1, 2.0, 3.0)
+CRABS_LENGTHSCALES = (1.1, 2.0, 3.0, 2 * np.sqrt(5.0), 4 * np.sqrt(5.0))
 RIPLEY_LENGTHSCALE = 0.5 / np.sqrt(2.0)
 RIPLEY_MEANS = {1: ((-0.7, 0.3), (0.3, 0.3)), 0: ((-0.3, 0.7), (0.4, 0.7))}
 

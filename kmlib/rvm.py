@@ -71,11 +71,12 @@ BETA_UPDATE_EVERY = 5
 FULL_REFRESH_EVERY = 50
 #: Sequential regression keeps the M x M Gram matrix of the basis up to this M (128 MB).
 GRAM_MAX_COLUMNS = 4000
-#: Sequential classification: columns in the second start (see _sequential_classification).
+#: Sequential classification: columns in the second start (see _spread_start) ...
 SPREAD_START_SIZE = 10
-#: ... and their precision on unit columns (prior weight std 10); both chosen on crabs (24
-#: splits and length-scales), where they reach the separating maxima most often.
-SPREAD_START_ALPHA = 1e-2
+#: ... and their precision over the median of 1 - |cosine| between them. Both chosen on crabs
+#: (8 splits x 3 length-scales, and 2 broader ones), for the median gap to the best of 20
+#: random starts.
+SPREAD_START_SCALE = 0.005
 
 
 # ---------------------------------------------------------------------------------- the model
@@ -437,9 +438,7 @@ def _joint_step(alpha, post, evidence_at, must_beat, block=None):
     block = np.arange(alpha.size) if block is None else np.asarray(block)
     gradient, hessian = _variance_gradient_hessian(alpha, post.mean, post.cov)
     gradient, hessian = gradient[block], hessian[np.ix_(block, block)]
-    curvature, vectors = np.linalg.eigh(hessian)
-    curvature = np.maximum(np.abs(curvature), 1e-12 * np.max(np.abs(curvature)))
-    step = vectors @ ((vectors.T @ gradient) / curvature)
+    step = _uphill_newton_step(gradient, hessian)
     if not np.all(np.isfinite(step)):
         return None  # a zero Hessian: nothing to model
     shrinking = step < 0
@@ -458,6 +457,20 @@ def _joint_step(alpha, post, evidence_at, must_beat, block=None):
             return trial_alpha, trial
         fraction /= 2.0
     return None
+
+
+def _uphill_newton_step(gradient, hessian):
+    """Newton's step for a maximum with the Hessian's eigenvalues replaced by minus their
+    absolute values (floored at 1e-12 of the largest), so that it ascends even where the
+    function is not concave. Where the Hessian is negative definite that is the plain Newton
+    step, taken from one Cholesky factorisation of its negative instead of the eigenvectors.
+    """
+    L = _linalg.cholesky_if_definite(-hessian)
+    if L is not None:
+        return _linalg.cho_solve(L, gradient)
+    curvature, vectors = np.linalg.eigh(hessian)
+    curvature = np.maximum(np.abs(curvature), 1e-12 * np.max(np.abs(curvature)))
+    return vectors @ ((vectors.T @ gradient) / curvature)
 
 
 def _closest_partner(cross, active, norms2, i):
@@ -789,10 +802,17 @@ def _reestimate_regression(Phi, t, beta, tol, max_iter, threshold, verbose):
     )
 
 
-def _spread_columns(Phi, t, size):
-    """Positions of ``size`` mutually dissimilar columns: the one most aligned with t - 1/2 (the
-    first add of the empty start), then again and again the column whose largest absolute
-    cosine with those already chosen is smallest (farthest-point selection in column space)."""
+def _spread_start(Phi, t, size):
+    """The second start of :func:`_sequential_classification`: precisions (M,), ``inf`` but for
+    ``size`` mutually dissimilar columns.
+
+    The columns: the one most aligned with t - 1/2 (the first add of the empty start), then
+    again and again the column whose largest absolute cosine with those already chosen is
+    smallest (farthest-point selection in column space). Their precision: the difference of two
+    unit columns at cosine c has squared length 2(1 - c), so a precision proportional to
+    1 - c (the median over the chosen pairs, times ``SPREAD_START_SCALE``) gives such
+    differences a prior variance that does not depend on how nearly parallel the columns are.
+    """
     norms = np.sqrt(np.sum(Phi**2, axis=0))
     usable = norms > 0
     chosen = [int(np.argmax(np.abs(Phi.T @ (t - 0.5)) * usable))]
@@ -804,7 +824,11 @@ def _spread_columns(Phi, t, size):
         nearest = np.maximum(nearest, np.nan_to_num(cosine, nan=np.inf))
         nearest[chosen] = np.inf
         chosen.append(int(np.argmin(nearest)))
-    return np.array(chosen)
+    unit = Phi[:, chosen] / norms[chosen]
+    cosines = np.abs(unit.T @ unit)[np.triu_indices(len(chosen), 1)]
+    alpha = np.full(Phi.shape[1], np.inf)
+    alpha[chosen] = SPREAD_START_SCALE * np.median(1.0 - cosines) if cosines.size else 1.0
+    return alpha
 
 
 def _sequential_classification(Phi, t, tol, max_iter, verbose):
@@ -812,21 +836,18 @@ def _sequential_classification(Phi, t, tol, max_iter, verbose):
 
     The evidence of a classifier has two kinds of maximum. From the empty model (y = 1/2, B =
     I/4) the fit grows a weak classifier: moderate weights, moderate alpha. Where the classes
-    are (nearly) separable along a direction in which the kernel columns are nearly collinear
+    are (nearly) separable along a direction in which the kernel columns are nearly parallel
     (crabs: cosines above 0.99), the high-evidence maxima instead build that direction from
     the differences of a few such columns, with huge cancelling weights and alpha ~ 1e-8
     (unit columns). No single move crosses from one kind to the other: each column's
     variance has to grow by orders of magnitude together with its neighbours', and every
     single step on the way lowers the evidence. So a second climb starts inside the
-    separating regime: ``SPREAD_START_SIZE`` mutually dissimilar columns
-    (:func:`_spread_columns`) at precision ``SPREAD_START_ALPHA``. The fit with the higher
-    evidence is kept (the empty start's unless the other gains more than ``tol``).
+    separating regime (:func:`_spread_start`), and the fit with the higher evidence is kept
+    (the empty start's unless the other gains more than ``tol``).
     """
-    M = Phi.shape[1]
-    empty = np.full(M, np.inf)
-    spread = empty.copy()
-    spread[_spread_columns(Phi, t, SPREAD_START_SIZE)] = SPREAD_START_ALPHA
+    empty = np.full(Phi.shape[1], np.inf)
     first = _climb_classification(Phi, t, empty, tol, max_iter, verbose)
+    spread = _spread_start(Phi, t, SPREAD_START_SIZE)
     second = _climb_classification(Phi, t, spread, tol, max_iter, verbose)
     return second if second.log_evidence > first.log_evidence + tol else first
 
