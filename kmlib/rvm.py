@@ -404,6 +404,14 @@ def _report(verbose, method, n_iter, n_active, log_evidence):
         )
 
 
+def _initial_noise_precision(t):
+    """The sequential fit's first beta: a noise standard deviation of a tenth of the targets'
+    standard deviation, as in Tipping's SparseBayes (its spread, not its mean square: the bias
+    function explains the mean). Capped at ``MAX_SCALED_BETA`` (constant targets)."""
+    spread = 0.1 * np.std(t)
+    return min(1.0 / spread**2, MAX_SCALED_BETA) if spread > 0 else MAX_SCALED_BETA
+
+
 def _beta_candidates(post, n, beta):
     r"""Noise precisions to try: MacKay's update (7.88), then the EM update.
 
@@ -1113,12 +1121,14 @@ class RVR(RegressorMixin, _RVMBase):
         rms = np.sqrt(np.mean(y**2))
         t_scale = rms if rms > 0 else 1.0
         t = y / t_scale
-        beta = 10.0  # initial noise variance: a tenth of the mean square target
         if self.method == "sequential":
             # its steps handle a few active columns: one BLAS thread is faster than several
             with threadpool_limits(limits=1, user_api="blas"):
-                fit = _sequential_regression(Phi, t, beta, self.tol, self.max_iter, self.verbose)
+                fit = _sequential_regression(
+                    Phi, t, _initial_noise_precision(t), self.tol, self.max_iter, self.verbose
+                )
         else:
+            beta = 10.0  # initial noise variance: a tenth of the mean square target
             fit = _reestimate_regression(
                 Phi, t, beta, self.tol, self.max_iter, self.prune_threshold, self.verbose
             )
