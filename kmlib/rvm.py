@@ -19,10 +19,11 @@ noise precision :math:`\beta` for regression) maximise the evidence. Two algorit
   for regression the posterior and the factors follow each move by the rank-one updates of
   Tipping & Faul's Appendix A (``_SequentialPosterior``).
   When neighbouring kernel columns are nearly collinear, single moves creep along a ridge of
-  the evidence; kmlib then takes a joint Newton step in the prior variances of the active
-  functions instead, if it gains more than the best single move (``_joint_step``), or,
-  failing that, the same step in the two coordinates of the function to be re-estimated and
-  its most nearly parallel active neighbour.
+  the evidence, moving the same few functions again and again. When the best move re-estimates
+  a function moved within the last ``CREEP_WINDOW`` moves, kmlib tries a joint Newton step in
+  the prior variances of the active functions instead, and takes it if it gains more than that
+  move (``_joint_step``), or, failing that, the same step in the two coordinates of the function
+  to be re-estimated and its most nearly parallel active neighbour.
 
 Both algorithms work on basis columns scaled to unit length and, for regression, on targets
 scaled to unit root mean square. Neither changes the evidence maximum: scaling a column by
@@ -33,6 +34,7 @@ scaled to unit root mean square. Neither changes the evidence maximum: scaling a
 from __future__ import annotations
 
 import warnings
+from collections import deque
 from typing import NamedTuple
 
 import numpy as np
@@ -65,6 +67,8 @@ LOG_2PI = np.log(2.0 * np.pi)
 MAX_SCALED_BETA = 1e12
 #: Step halvings tried before a joint Newton step is given up for a single move.
 JOINT_STEP_HALVINGS = 4
+#: Sequential regression tries a joint step only on a function it moved within this many moves.
+CREEP_WINDOW = 4
 #: Sequential regression: single moves between two re-estimations of the noise precision.
 BETA_UPDATE_EVERY = 5
 #: Sequential regression: rank-one updates between two fresh factorisations.
@@ -711,6 +715,7 @@ def _sequential_regression(Phi, t, beta, tol, max_iter, verbose):
     state = _SequentialPosterior(Phi, t, beta)  # step 2: start from the empty model
     path = [state.log_evidence]
     beta_gain, moves_since_beta, moves_since_refresh = np.inf, 0, 0
+    recent = deque(maxlen=CREEP_WINDOW)  # the functions of the last single moves
     converged = False
     n_iter = 0
     while n_iter < max_iter:
@@ -732,7 +737,8 @@ def _sequential_regression(Phi, t, beta, tol, max_iter, verbose):
             moves_since_beta, moves_since_refresh = moves_since_beta + 1, moves_since_refresh + 1
         else:
             joint = None
-            if np.isfinite(state.alpha[i]) and np.isfinite(new_alpha) and state.active.size > 1:
+            creeping = i in recent and np.isfinite(state.alpha[i])  # revisits: a ridge
+            if creeping and np.isfinite(new_alpha) and state.active.size > 1:
                 joint = _joint_move(state, i, gain, norms2)
             if joint is not None:
                 state.set_alpha(*joint)
@@ -740,6 +746,7 @@ def _sequential_regression(Phi, t, beta, tol, max_iter, verbose):
             else:
                 _take_move(state, i, new_alpha, gain)
                 moves_since_refresh += 1
+            recent.append(i)
             moves_since_beta += 1
         if moves_since_beta >= BETA_UPDATE_EVERY:  # step 8, keeping the evidence from falling
             beta_gain = _update_beta(state, n)
@@ -1050,7 +1057,8 @@ _PARAMETERS_DOC = """
         re-estimate or delete move (nor the noise update) would raise it by more than ``tol``.
         For regression, active functions whose optimum (7.101) is infinite are then deleted, and
         an iteration may be a joint Newton step on all active :math:`\\alpha_i` (or on two of
-        them) instead of a single move, when that gains more (see the module notes).
+        them) instead of a single move that revisits a recently moved function, when that gains
+        more (see the module notes).
         Re-estimation: stop when an iteration changes it by less than ``tol`` and no kept
         function has an infinite conditional optimum (7.101) (those are pruned at that point).
     max_iter : int
