@@ -539,6 +539,7 @@ class _SequentialPosterior:
 
     @property
     def cross(self):
+        """phi_m^T phi_j, shape (M, k) (a view of a buffer that grows by doubling)."""
         return self._cross[:, : self.active.size]
 
     @property
@@ -688,7 +689,7 @@ def _update_beta(state, n):
     return 0.0
 
 
-def _joint_move(state, i, gain, norms2):
+def _joint_move(state, i, gain):
     """A joint Newton step (:func:`_joint_step`) on all active functions or, failing that, on
     function i and its most collinear active neighbour; None if neither beats ``gain``."""
     alpha_active, post = state.alpha[state.active], state.current()
@@ -696,7 +697,7 @@ def _joint_move(state, i, gain, norms2):
     if joint is None and state.active.size > 2:
         pair = [
             int(np.flatnonzero(state.active == i)[0]),
-            _closest_partner(state.cross, state.active, norms2, i),
+            _closest_partner(state.cross, state.active, state.norms2, i),
         ]
         joint = _joint_step(alpha_active, post, state.posterior, gain, pair)
     return joint
@@ -711,7 +712,6 @@ def _sequential_regression(Phi, t, beta, tol, max_iter, verbose):
     change of beta, and every ``FULL_REFRESH_EVERY`` moves, refactorises.
     """
     n = Phi.shape[0]
-    norms2 = np.sum(Phi**2, axis=0)
     state = _SequentialPosterior(Phi, t, beta)  # step 2: start from the empty model
     path = [state.log_evidence]
     beta_gain, moves_since_beta, moves_since_refresh = np.inf, 0, 0
@@ -739,7 +739,7 @@ def _sequential_regression(Phi, t, beta, tol, max_iter, verbose):
             joint = None
             creeping = i in recent and np.isfinite(state.alpha[i])  # revisits: a ridge
             if creeping and np.isfinite(new_alpha) and state.active.size > 1:
-                joint = _joint_move(state, i, gain, norms2)
+                joint = _joint_move(state, i, gain)
             if joint is not None:
                 state.set_alpha(*joint)
                 moves_since_refresh = 0
