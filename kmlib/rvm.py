@@ -69,8 +69,9 @@ MAX_SCALED_BETA = 1e12
 JOINT_STEP_HALVINGS = 4
 #: Sequential regression tries a joint step only on a function it moved within this many moves.
 CREEP_WINDOW = 4
-#: Sequential regression: single moves between two re-estimations of the noise precision.
-BETA_UPDATE_EVERY = 5
+#: Sequential regression re-estimates the noise precision after one single move per this many
+#: active functions (see _beta_interval).
+BETA_UPDATE_PER_ACTIVE = 5
 #: Sequential regression: rank-one updates between two fresh factorisations.
 FULL_REFRESH_EVERY = 50
 #: Sequential regression keeps the M x M Gram matrix of the basis up to this M (128 MB).
@@ -667,6 +668,13 @@ class _SequentialPosterior:
             self._cross[:, j], self._basis[:, j] = self._cross[:, last], self._basis[:, last]
 
 
+def _beta_interval(n_active):
+    """Single moves between two re-estimations of beta (step 8): one while the model is small,
+    then one per ``BETA_UPDATE_PER_ACTIVE`` active functions, since the refactorisation that a
+    new beta needs costs O(M k^2) against the O(M k) of a move."""
+    return max(1, -(-n_active // BETA_UPDATE_PER_ACTIVE))
+
+
 def _take_move(state, i, new_alpha, gain):
     """Add (step 6), re-estimate (step 5) or delete (step 7) basis function i."""
     if np.isfinite(state.alpha[i]):
@@ -708,7 +716,7 @@ def _sequential_regression(Phi, t, beta, tol, max_iter, verbose):
 
     Single moves update the posterior and the factors by the rank-one formulas of
     :class:`_SequentialPosterior`. Beta (step 8) is re-estimated after every
-    ``BETA_UPDATE_EVERY`` moves, and whenever no single move gains more than ``tol``; each
+    :func:`_beta_interval` moves, and whenever no single move gains more than ``tol``; each
     change of beta, and every ``FULL_REFRESH_EVERY`` moves, refactorises.
     """
     n = Phi.shape[0]
@@ -723,7 +731,7 @@ def _sequential_regression(Phi, t, beta, tol, max_iter, verbose):
         i, new_alpha, gain = _best_move(state.alpha, factors)  # step 4
         n_iter += 1
         if gain <= tol and (moves_since_beta > 0 or beta_gain > tol):
-            moves_since_beta = BETA_UPDATE_EVERY  # nothing left for single moves: beta now
+            moves_since_beta = state.active.size + 1  # nothing left for single moves: beta now
         elif gain <= tol:
             post = state.current()
             leaving = state.active[_heading_out(post.mean, post.gamma, post.cov)]
@@ -748,7 +756,7 @@ def _sequential_regression(Phi, t, beta, tol, max_iter, verbose):
                 moves_since_refresh += 1
             recent.append(i)
             moves_since_beta += 1
-        if moves_since_beta >= BETA_UPDATE_EVERY:  # step 8, keeping the evidence from falling
+        if moves_since_beta >= _beta_interval(state.active.size):  # step 8
             beta_gain = _update_beta(state, n)
             moves_since_beta = 0
             moves_since_refresh = 0 if beta_gain > 0 else moves_since_refresh
