@@ -176,6 +176,20 @@ def test_variance_gradient_and_hessian_against_finite_differences():
     np.testing.assert_allclose(hessian, hessian.T, rtol=1e-12)
 
 
+def test_uphill_newton_step_with_and_without_a_definite_hessian():
+    rng = np.random.default_rng(5)
+    root, gradient = rng.normal(size=(6, 6)), rng.normal(size=6)
+    concave = -(root @ root.T + 0.1 * np.eye(6))  # Cholesky route: Newton's step
+    np.testing.assert_allclose(
+        rvm._uphill_newton_step(gradient, concave), np.linalg.solve(-concave, gradient), rtol=1e-10
+    )
+    curvature, vectors = np.linalg.eigh(concave)
+    indefinite = vectors @ np.diag(curvature * [1, -1, 1, -1, 1, -1]) @ vectors.T
+    step = rvm._uphill_newton_step(gradient, indefinite)  # eigenvalues -> -|eigenvalues|
+    np.testing.assert_allclose(step, np.linalg.solve(-concave, gradient), rtol=1e-8)
+    assert gradient @ step > 0
+
+
 def test_joint_step_follows_the_ridge_of_neighbouring_columns():
     # plain single-coordinate ascent (fixed beta) on a dense grid of kernel columns: after 50
     # moves it holds the neighbouring columns 39 and 40 and creeps, gaining ~1e-4 per move
