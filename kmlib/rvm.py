@@ -74,7 +74,9 @@ CREEP_WINDOW = 4
 BETA_UPDATE_PER_ACTIVE = 5
 #: Sequential regression: rank-one updates between two fresh factorisations.
 FULL_REFRESH_EVERY = 50
-#: Sequential regression keeps the M x M Gram matrix of the basis up to this M (128 MB).
+#: Sequential regression computes the M x M Gram matrix of the basis after this many adds ...
+GRAM_AFTER_ADDS = 16
+#: ... if M is at most this (128 MB).
 GRAM_MAX_COLUMNS = 4000
 #: Sequential classification: columns in the second start (see _spread_start) ...
 SPREAD_START_SIZE = 10
@@ -532,10 +534,10 @@ class _SequentialPosterior:
         self.active = np.zeros(0, dtype=int)
         self._cross = np.zeros((Phi.shape[1], 8), order="F")
         self._basis = np.zeros((Phi.shape[0], 8), order="F")
-        # phi_m^T phi_i for an added column i: one column of the Gram matrix if it is small
-        # enough to keep (it costs about as much as a few dozen separate products), else
-        # computed afresh at each add
-        self.gram = Phi.T @ Phi if Phi.shape[1] <= GRAM_MAX_COLUMNS else None
+        # phi_m^T phi_i for an added column i: a product of its own for the first adds, then
+        # a column of the Gram matrix, once GRAM_AFTER_ADDS adds suggest that many more will
+        # follow (the whole matrix costs about as much as a few dozen separate products)
+        self.gram, self.n_adds = None, 0
         self.refresh()
 
     @property
@@ -613,6 +615,10 @@ class _SequentialPosterior:
             self._basis = np.asfortranarray(np.column_stack([self._basis, 0 * self._basis]))
         self._basis[:, k] = self.Phi[:, i]
         column_cross = self._cross[:, k]
+        self.n_adds += 1
+        if self.gram is None and self.n_adds > GRAM_AFTER_ADDS:
+            if self.Phi.shape[1] <= GRAM_MAX_COLUMNS:
+                self.gram = self.Phi.T @ self.Phi
         if self.gram is None:
             np.matmul(self.Phi.T, self._basis[:, k], out=column_cross)
         else:
