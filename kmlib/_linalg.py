@@ -12,6 +12,7 @@ from scipy.linalg import lapack
 
 __all__ = [
     "cholesky",
+    "cholesky_if_definite",
     "cho_solve",
     "solve_lower",
     "log_det",
@@ -76,6 +77,25 @@ def cholesky(A, *, initial_jitter=INITIAL_JITTER, max_jitter=MAX_JITTER):
         f"jitter of {max_jitter:g} x mean(diag) did not help; check that the kernel is valid, "
         "remove duplicate inputs, or add noise (a White kernel or a larger noise variance)"
     )
+
+
+def cholesky_if_definite(A):
+    """Lower Cholesky factor of ``A`` if it is numerically positive definite, else ``None``.
+
+    No jitter: for callers that test definiteness and take another route when it fails (the
+    RVM's joint Newton step uses the factor of minus a Hessian only where that is definite).
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, n)
+        Symmetric and finite.
+
+    Returns
+    -------
+    L : ndarray of shape (n, n) or None
+    """
+    L, info = lapack.dpotrf(np.asarray(A, dtype=np.float64), lower=True)
+    return L if info == 0 else None
 
 
 def cho_solve(L, B):

@@ -11,15 +11,19 @@ noise precision :math:`\beta` for regression) maximise the evidence. Two algorit
   those whose :math:`\alpha_i` passes a threshold. Every iteration factorises the current
   :math:`M\times M` posterior precision.
 * ``method="sequential"`` — the fast marginal-likelihood algorithm of Tipping & Faul (2003),
-  PRML 7.2.2. It starts with no basis function; each step computes the sparsity and quality
+  PRML 7.2.2. It starts with no basis function (a classifier also climbs from a second start,
+  see ``_sequential_classification``); each step computes the sparsity and quality
   factors (7.102)–(7.107) of every candidate and takes the single add, re-estimate or delete move
   (7.101) that raises the log evidence most — by exactly :math:`\lambda(\alpha_i^{\rm new}) -
-  \lambda(\alpha_i^{\rm old})` of (7.96)–(7.97). Only the active basis functions are factorised.
+  \lambda(\alpha_i^{\rm old})` of (7.96)–(7.97). Only the active basis functions are factorised;
+  for regression the posterior and the factors follow each move by the rank-one updates of
+  Tipping & Faul's Appendix A (``_SequentialPosterior``).
   When neighbouring kernel columns are nearly collinear, single moves creep along a ridge of
-  the evidence; kmlib then takes a joint Newton step in the prior variances of the active
-  functions instead, if it gains more than the best single move (``_joint_step``), or,
-  failing that, the same step in the two coordinates of the function to be re-estimated and
-  its most nearly parallel active neighbour.
+  the evidence, moving the same few functions again and again. When the best move re-estimates
+  a function moved within the last ``CREEP_WINDOW`` moves, kmlib tries a joint Newton step in
+  the prior variances of the active functions instead, and takes it if it gains more than that
+  move (``_joint_step``), or, failing that, the same step in the two coordinates of the function
+  to be re-estimated and its most nearly parallel active neighbour.
 
 Both algorithms work on basis columns scaled to unit length and, for regression, on targets
 scaled to unit root mean square. Neither changes the evidence maximum: scaling a column by
@@ -30,6 +34,7 @@ scaled to unit root mean square. Neither changes the evidence maximum: scaling a
 from __future__ import annotations
 
 import warnings
+from collections import deque
 from typing import NamedTuple
 
 import numpy as np
@@ -67,6 +72,23 @@ LOG_2PI = np.log(2.0 * np.pi)
 MAX_SCALED_BETA = 1e12
 #: Step halvings tried before a joint Newton step is given up for a single move.
 JOINT_STEP_HALVINGS = 4
+#: Sequential regression tries a joint step only on a function it moved within this many moves.
+CREEP_WINDOW = 4
+#: Sequential regression re-estimates the noise precision after one single move per this many
+#: active functions (see _beta_interval).
+BETA_UPDATE_PER_ACTIVE = 5
+#: Sequential regression: rank-one updates between two fresh factorisations.
+FULL_REFRESH_EVERY = 50
+#: Sequential regression computes the M x M Gram matrix of the basis after this many adds ...
+GRAM_AFTER_ADDS = 16
+#: ... if M is at most this (128 MB).
+GRAM_MAX_COLUMNS = 4000
+#: Sequential classification: columns in the second start (see _spread_start) ...
+SPREAD_START_SIZE = 10
+#: ... and their precision over the median of 1 - |cosine| between them. Both chosen on crabs
+#: (8 splits x 3 length-scales, and 2 broader ones), for the median gap to the best of 20
+#: random starts.
+SPREAD_START_SCALE = 0.005
 
 
 # ---------------------------------------------------------------------------------- the model
@@ -261,18 +283,19 @@ class SparsityQuality(NamedTuple):
     q: np.ndarray  #: phi_i^T C_-i^-1 t (7.99), shape (M,)
 
 
-def _leave_one_out(S, Q, alpha, active=None, posterior=None):
+def _leave_one_out(S, Q, alpha, active=None, mean=None, cov_diagonal=None):
     """s, q from S, Q by (7.104)-(7.105); s = S and q = Q where alpha is infinite.
 
-    Given the posterior of the ``active`` functions, their s, q are taken in the equivalent
-    forms s_i = gamma_i / Sigma_ii and q_i = m_i / Sigma_ii (S_i = alpha_i gamma_i and
-    Q_i = alpha_i m_i in (7.104)-(7.105)), which do not divide by the difference alpha_i - S_i.
+    Given the posterior mean and the diagonal of the covariance of the ``active`` functions,
+    their s, q are taken in the equivalent forms s_i = gamma_i / Sigma_ii and q_i = m_i /
+    Sigma_ii (S_i = alpha_i gamma_i and Q_i = alpha_i m_i in (7.104)-(7.105)), which do not
+    divide by the difference alpha_i - S_i.
     """
     s, q = S.copy(), Q.copy()
-    if posterior is not None:
-        d = np.diag(posterior.cov)
+    if mean is not None:
+        d = cov_diagonal
         s[active] = (1.0 - alpha[active] * d) / d
-        q[active] = posterior.mean / d
+        q[active] = mean / d
     else:
         f = np.isfinite(alpha)
         scale = alpha[f] / (alpha[f] - S[f])
@@ -319,7 +342,7 @@ def sparsity_quality(Phi, t, alpha, beta):
     S, Q = _regression_factors(
         Phi.T @ Phi[:, active], Phi.T @ t, np.sum(Phi**2, axis=0), beta, posterior
     )
-    return _leave_one_out(S, Q, alpha, active, posterior)
+    return _leave_one_out(S, Q, alpha, active, posterior.mean, np.diag(posterior.cov))
 
 
 def _heading_out(mean, gamma, cov):
@@ -393,6 +416,14 @@ def _report(verbose, method, n_iter, n_active, log_evidence):
         )
 
 
+def _initial_noise_precision(t):
+    """The sequential fit's first beta: a noise standard deviation of a tenth of the targets'
+    standard deviation, as in Tipping's SparseBayes (its spread, not its mean square: the bias
+    function explains the mean). Capped at ``MAX_SCALED_BETA`` (constant targets)."""
+    spread = 0.1 * np.std(t)
+    return min(1.0 / spread**2, MAX_SCALED_BETA) if spread > 0 else MAX_SCALED_BETA
+
+
 def _beta_candidates(post, n, beta):
     r"""Noise precisions to try: MacKay's update (7.88), then the EM update.
 
@@ -427,9 +458,7 @@ def _joint_step(alpha, post, evidence_at, must_beat, block=None):
     block = np.arange(alpha.size) if block is None else np.asarray(block)
     gradient, hessian = _variance_gradient_hessian(alpha, post.mean, post.cov)
     gradient, hessian = gradient[block], hessian[np.ix_(block, block)]
-    curvature, vectors = np.linalg.eigh(hessian)
-    curvature = np.maximum(np.abs(curvature), 1e-12 * np.max(np.abs(curvature)))
-    step = vectors @ ((vectors.T @ gradient) / curvature)
+    step = _uphill_newton_step(gradient, hessian)
     if not np.all(np.isfinite(step)):
         return None  # a zero Hessian: nothing to model
     shrinking = step < 0
@@ -450,6 +479,20 @@ def _joint_step(alpha, post, evidence_at, must_beat, block=None):
     return None
 
 
+def _uphill_newton_step(gradient, hessian):
+    """Newton's step for a maximum with the Hessian's eigenvalues replaced by minus their
+    absolute values (floored at 1e-12 of the largest), so that it ascends even where the
+    function is not concave. Where the Hessian is negative definite that is the plain Newton
+    step, taken from one Cholesky factorisation of its negative instead of the eigenvectors.
+    """
+    L = _linalg.cholesky_if_definite(-hessian)
+    if L is not None:
+        return _linalg.cho_solve(L, gradient)
+    curvature, vectors = np.linalg.eigh(hessian)
+    curvature = np.maximum(np.abs(curvature), 1e-12 * np.max(np.abs(curvature)))
+    return vectors @ ((vectors.T @ gradient) / curvature)
+
+
 def _closest_partner(cross, active, norms2, i):
     """Position in ``active`` of the active column most collinear with column ``i`` (not i)."""
     cosine = np.abs(cross[i]) / np.sqrt(norms2[i] * norms2[active])
@@ -457,81 +500,294 @@ def _closest_partner(cross, active, norms2, i):
     return int(np.argmax(cosine))
 
 
-def _sequential_regression(Phi, t, beta, tol, max_iter, verbose):
-    """Tipping & Faul's algorithm (PRML 7.2.2, steps 1-9) for regression."""
-    n, M = Phi.shape
-    norms2 = np.sum(Phi**2, axis=0)
-    PhiT_t = Phi.T @ t
-    alpha = np.full(M, np.inf)  # step 2: start from the empty model
-    active = np.zeros(0, dtype=int)
-    basis = np.zeros((n, 0))  # the columns of the active functions, in the order of `active`
-    cross = np.zeros((M, 0))  # phi_i^T phi_j for every i and active j
+class _SequentialPosterior:
+    r"""The posterior and the factors of every candidate, kept up to date move by move.
 
-    def posterior_for(alpha_active, beta):
-        kept = np.isfinite(alpha_active)  # a joint step may delete some
+    Tipping & Faul (2003), Appendix A: when one :math:`\alpha_i` is re-estimated, added or
+    deleted, :math:`\boldsymbol\Sigma` (7.83), :math:`\mathbf m` (7.82) and :math:`S_m, Q_m`
+    (7.102)-(7.103) of all :math:`M` candidates change by rank-one terms, which cost
+    :math:`O(Mk)` (plus :math:`O(NM)` for the new column's products on an add) instead of the
+    :math:`O(Mk^2 + k^3)` of a fresh factorisation. A change of :math:`\beta` changes every
+    quantity, so it (and a joint step) is followed by :meth:`refresh`, which also removes the
+    drift of the updates; the fit calls it every ``FULL_REFRESH_EVERY`` moves besides.
+
+    Attributes
+    ----------
+    active : ndarray of shape (k,)
+        Indices of the active columns, in the order of ``mean`` and ``cov`` (a deleted
+        column's place is taken by the last one).
+    alpha : ndarray of shape (M,)
+        Precisions, ``inf`` outside the model.
+    beta : float
+        Noise precision.
+    cross : ndarray of shape (M, k)
+        :math:`\boldsymbol\phi_m^\top\boldsymbol\phi_j` for every column m and active j (a view
+        of a buffer that grows by doubling).
+    mean, cov : ndarray of shapes (k,) and (k, k)
+        :math:`\mathbf m` and :math:`\boldsymbol\Sigma`.
+    S, Q : ndarray of shape (M,)
+        :math:`S_m` and :math:`Q_m`.
+    log_evidence : float
+        (7.85), updated by the exact gains (7.96) of the moves.
+    """
+
+    def __init__(self, Phi, t, beta):
+        self.Phi, self.t, self.beta = Phi, t, beta
+        self.PhiT_t = Phi.T @ t
+        self.norms2 = np.sum(Phi**2, axis=0)
+        self.alpha = np.full(Phi.shape[1], np.inf)
+        self.active = np.zeros(0, dtype=int)
+        self._cross = np.zeros((Phi.shape[1], 8), order="F")
+        self._basis = np.zeros((Phi.shape[0], 8), order="F")
+        # phi_m^T phi_i for an added column i: a product of its own for the first adds, then
+        # a column of the Gram matrix, once GRAM_AFTER_ADDS adds suggest that many more will
+        # follow (the whole matrix costs about as much as a few dozen separate products)
+        self.gram, self.n_adds = None, 0
+        self.refresh()
+
+    @property
+    def cross(self):
+        """phi_m^T phi_j, shape (M, k) (a view of a buffer that grows by doubling)."""
+        return self._cross[:, : self.active.size]
+
+    @property
+    def basis(self):
+        """The active columns, shape (n, k) (a view of a buffer that grows by doubling)."""
+        return self._basis[:, : self.active.size]
+
+    def posterior(self, alpha_active=None, beta=None):
+        """A fresh :func:`regression_posterior` of the active columns; trial values may be
+        given (an ``inf`` in ``alpha_active`` leaves that column out)."""
+        alpha_active = self.alpha[self.active] if alpha_active is None else alpha_active
+        beta = self.beta if beta is None else beta
+        kept = np.isfinite(alpha_active)
+        columns = self.active[kept]
         if kept.all():
-            G, columns = cross[active], basis
+            G, basis = self.cross[columns], self.basis
         else:
-            G, columns = cross[np.ix_(active[kept], kept)], basis[:, kept]
-        return _posterior(G, PhiT_t[active[kept]], columns, t, alpha_active[kept], beta)
+            G, basis = self.cross[np.ix_(columns, kept)], self.basis[:, kept]
+        return _posterior(G, self.PhiT_t[columns], basis, self.t, alpha_active[kept], beta)
 
-    def keep_only(keep):
-        return active[keep], basis[:, keep], cross[:, keep]
+    def refresh(self, post=None):
+        """Recompute everything from a factorisation (``post``, if given, is the posterior of
+        the current active set and beta)."""
+        post = self.posterior() if post is None else post
+        self.mean, self.cov, self.log_evidence = post.mean, post.cov, post.log_evidence
+        self.S, self.Q = _regression_factors(self.cross, self.PhiT_t, self.norms2, self.beta, post)
 
-    post = posterior_for(alpha[active], beta)
-    path = [post.log_evidence]
-    beta_gain = np.inf
+    def set_alpha(self, alpha_active, post):
+        """Take new precisions for all active columns (a joint step) with their posterior."""
+        keep = np.isfinite(alpha_active)
+        self.alpha[self.active] = alpha_active
+        k = int(np.sum(keep))
+        self._cross[:, :k] = self.cross[:, keep]
+        self._basis[:, :k] = self.basis[:, keep]
+        self.active = self.active[keep]
+        self.refresh(post)
+
+    def set_beta(self, beta, post):
+        """Take a new noise precision with its posterior."""
+        self.beta = beta
+        self.refresh(post)
+
+    def factors(self):
+        """s, q of every candidate by (7.104)-(7.105)."""
+        return _leave_one_out(self.S, self.Q, self.alpha, self.active, self.mean, np.diag(self.cov))
+
+    def current(self):
+        """The posterior as :func:`regression_posterior` returns it, without refactorising."""
+        gamma = 1.0 - self.alpha[self.active] * np.diag(self.cov)
+        residual = self.t - self.basis @ self.mean
+        return RegressionPosterior(
+            self.mean, self.cov, self.log_evidence, gamma, float(residual @ residual)
+        )
+
+    def add(self, i, alpha_i, gain):
+        r"""Put column i in the model with precision alpha_i (Tipping & Faul 2003, App. A, add).
+
+        With :math:`\Sigma_{ii} = (\alpha_i + S_i)^{-1}`, :math:`m_i = \Sigma_{ii}Q_i`,
+        :math:`\mathbf u = \beta\boldsymbol\Sigma\boldsymbol\Phi^\top\boldsymbol\phi_i` and
+        :math:`\mathbf e_i = \boldsymbol\phi_i - \beta\boldsymbol\Phi\boldsymbol\Sigma
+        \boldsymbol\Phi^\top\boldsymbol\phi_i`, the covariance gains the border
+        :math:`-\Sigma_{ii}\mathbf u` and :math:`\boldsymbol\Sigma + \Sigma_{ii}\mathbf u
+        \mathbf u^\top`, the mean becomes :math:`(\mathbf m - m_i\mathbf u, m_i)`, and
+        :math:`S_m \mathrel{-}= \Sigma_{ii}(\beta\boldsymbol\phi_m^\top\mathbf e_i)^2`,
+        :math:`Q_m \mathrel{-}= m_i\beta\boldsymbol\phi_m^\top\mathbf e_i`.
+        """
+        k = self.active.size
+        if k == self._cross.shape[1]:
+            self._cross = np.asfortranarray(np.column_stack([self._cross, 0 * self._cross]))
+            self._basis = np.asfortranarray(np.column_stack([self._basis, 0 * self._basis]))
+        self._basis[:, k] = self.Phi[:, i]
+        column_cross = self._cross[:, k]
+        self.n_adds += 1
+        if self.gram is None and self.n_adds > GRAM_AFTER_ADDS:
+            if self.Phi.shape[1] <= GRAM_MAX_COLUMNS:
+                self.gram = self.Phi.T @ self.Phi
+        if self.gram is None:
+            np.matmul(self.Phi.T, self._basis[:, k], out=column_cross)
+        else:
+            column_cross[:] = self.gram[:, i]
+        sigma_ii = 1.0 / (alpha_i + self.S[i])  # Tipping & Faul (2003), App. A, add
+        mean_i = sigma_ii * self.Q[i]
+        u = self.beta * (self.cov @ self.cross[i])  # beta Sigma Phi^T phi_i
+        e = self.beta * (column_cross - self.cross @ u)  # beta phi_m^T e_i for every m
+        cov = np.empty((k + 1, k + 1))
+        cov[:k, :k] = self.cov + sigma_ii * np.outer(u, u)
+        cov[:k, k] = cov[k, :k] = -sigma_ii * u
+        cov[k, k] = sigma_ii
+        self.cov = cov
+        self.mean = np.append(self.mean - mean_i * u, mean_i)
+        self.S -= sigma_ii * e**2
+        self.Q -= mean_i * e
+        self.active = np.append(self.active, i)
+        self.alpha[i] = alpha_i
+        self.log_evidence += gain
+
+    def update(self, i, alpha_i, gain):
+        r"""Re-estimate column i's precision to alpha_i, or delete it when alpha_i is inf.
+
+        Tipping & Faul (2003), App. A, re-estimation and deletion: one Sherman-Morrison step in
+        :math:`\boldsymbol\Sigma^{-1} = \mathbf A + \beta\boldsymbol\Phi^\top
+        \boldsymbol\Phi` (7.83). With :math:`\boldsymbol\Sigma_j` the column of function i,
+        :math:`\kappa = (\Sigma_{jj} + (\tilde\alpha_i - \alpha_i)^{-1})^{-1}` (which is
+        :math:`1/\Sigma_{jj}` for a deletion) and :math:`v_m = \beta\boldsymbol\phi_m^\top
+        \boldsymbol\Phi\boldsymbol\Sigma_j`: :math:`\boldsymbol\Sigma \mathrel{-}=
+        \kappa\boldsymbol\Sigma_j\boldsymbol\Sigma_j^\top`, :math:`\mathbf m
+        \mathrel{-}= \kappa m_j\boldsymbol\Sigma_j`, :math:`S_m \mathrel{+}= \kappa v_m^2`,
+        :math:`Q_m \mathrel{+}= \kappa m_j v_m`.
+        """
+        j = int(np.flatnonzero(self.active == i)[0])
+        sigma_j = self.cov[:, j].copy()
+        with np.errstate(divide="ignore"):  # no change: kappa = 0; a deletion: 1 / Sigma_jj
+            kappa = 1.0 / (sigma_j[j] + 1.0 / (alpha_i - self.alpha[i]))
+        v = self.beta * (self.cross @ sigma_j)  # beta phi_m^T Phi Sigma_j
+        mean_j = self.mean[j]
+        self.cov -= kappa * np.outer(sigma_j, sigma_j)  # Tipping & Faul (2003), App. A
+        self.mean -= kappa * mean_j * sigma_j
+        self.S += kappa * v**2
+        self.Q += kappa * mean_j * v
+        self.alpha[i] = alpha_i
+        self.log_evidence += gain
+        if not np.isfinite(alpha_i):  # the last active column takes the deleted one's place
+            last = self.active.size - 1
+            for array in (self.cov, self.cov.T):
+                array[j] = array[last]
+            self.cov = self.cov[:last, :last]
+            self.mean[j], self.active[j] = self.mean[last], self.active[last]
+            self.mean, self.active = self.mean[:last], self.active[:last]
+            self._cross[:, j], self._basis[:, j] = self._cross[:, last], self._basis[:, last]
+
+
+def _beta_interval(n_active):
+    """Single moves between two re-estimations of beta (step 8): one while the model is small,
+    then one per ``BETA_UPDATE_PER_ACTIVE`` active functions, since the refactorisation that a
+    new beta needs costs O(M k^2) against the O(M k) of a move."""
+    return max(1, -(-n_active // BETA_UPDATE_PER_ACTIVE))
+
+
+def _take_move(state, i, new_alpha, gain):
+    """Add (step 6), re-estimate (step 5) or delete (step 7) basis function i."""
+    if np.isfinite(state.alpha[i]):
+        state.update(i, new_alpha, gain)
+    else:
+        state.add(i, new_alpha, gain)
+
+
+def _update_beta(state, n):
+    """Step 8: re-estimate beta by (7.88), or the EM update if that lowers the evidence.
+
+    Returns the gain in log evidence (0 when neither candidate keeps it from falling).
+    """
+    post = state.current()
+    for candidate in _beta_candidates(post, n, state.beta):
+        trial = state.posterior(beta=candidate)
+        if trial.log_evidence >= post.log_evidence:
+            state.set_beta(candidate, trial)
+            return trial.log_evidence - post.log_evidence
+    return 0.0
+
+
+def _joint_move(state, i, gain):
+    """A joint Newton step (:func:`_joint_step`) on all active functions or, failing that, on
+    function i and its most collinear active neighbour; None if neither beats ``gain``."""
+    alpha_active, post = state.alpha[state.active], state.current()
+    joint = _joint_step(alpha_active, post, state.posterior, gain)
+    if joint is None and state.active.size > 2:
+        pair = [
+            int(np.flatnonzero(state.active == i)[0]),
+            _closest_partner(state.cross, state.active, state.norms2, i),
+        ]
+        joint = _joint_step(alpha_active, post, state.posterior, gain, pair)
+    return joint
+
+
+def _sequential_regression(Phi, t, beta, tol, max_iter, verbose):
+    """Tipping & Faul's algorithm (PRML 7.2.2, steps 1-9) for regression.
+
+    Single moves update the posterior and the factors by the rank-one formulas of
+    :class:`_SequentialPosterior`. Beta (step 8) is re-estimated after every
+    :func:`_beta_interval` moves, and whenever no single move gains more than ``tol``; each
+    change of beta, and every ``FULL_REFRESH_EVERY`` moves, refactorises.
+    """
+    n = Phi.shape[0]
+    state = _SequentialPosterior(Phi, t, beta)  # step 2: start from the empty model
+    path = [state.log_evidence]
+    beta_gain, moves_since_beta, moves_since_refresh = np.inf, 0, 0
+    recent = deque(maxlen=CREEP_WINDOW)  # the functions of the last single moves
     converged = False
     n_iter = 0
     while n_iter < max_iter:
-        # step 3: S, Q (7.106)-(7.107) and s, q (7.104)-(7.105) of every candidate
-        S, Q = _regression_factors(cross, PhiT_t, norms2, beta, post)
-        factors = _leave_one_out(S, Q, alpha, active, post)
-        i, new_alpha, gain = _best_move(alpha, factors)  # step 4
-        if gain <= tol and beta_gain <= tol:
-            leaving = active[_heading_out(post.mean, post.gamma, post.cov)]
+        factors = state.factors()  # step 3: s, q (7.104)-(7.105) of every candidate
+        i, new_alpha, gain = _best_move(state.alpha, factors)  # step 4
+        n_iter += 1
+        if gain <= tol and (moves_since_beta > 0 or beta_gain > tol):
+            moves_since_beta = state.active.size + 1  # nothing left for single moves: beta now
+        elif gain <= tol:
+            post = state.current()
+            leaving = state.active[_heading_out(post.mean, post.gamma, post.cov)]
             if leaving.size == 0:
+                n_iter -= 1
                 converged = True
                 break
-            i = int(leaving[0])
-            new_alpha, gain = np.inf, 0.0  # its deletion gain is >= 0 (7.96)
-        n_iter += 1
-        joint = None
-        if np.isfinite(alpha[i]) and np.isfinite(new_alpha) and active.size > 1:
-            # all active functions at once; failing that, phi_i and its closest neighbour
-            # (the full step is cut short when some other function reaches u = 0 first)
-            evidence_at = lambda a: posterior_for(a, beta)  # noqa: E731
-            joint = _joint_step(alpha[active], post, evidence_at, gain)
-            if joint is None and active.size > 2:
-                pair = [
-                    int(np.flatnonzero(active == i)[0]),
-                    _closest_partner(cross, active, norms2, i),
-                ]
-                joint = _joint_step(alpha[active], post, evidence_at, gain, pair)
-        if joint is not None:
-            alpha[active], post = joint
-            active, basis, cross = keep_only(np.isfinite(alpha[active]))
-        elif gain > 0 or np.isfinite(alpha[i]):  # (a deletion from the clean-up gains >= 0)
-            if not np.isfinite(alpha[i]):  # step 6: add phi_i
-                active = np.append(active, i)
-                basis = np.column_stack([basis, Phi[:, i]])
-                cross = np.column_stack([cross, Phi.T @ Phi[:, i]])
-            elif not np.isfinite(new_alpha):  # step 7: delete phi_i
-                active, basis, cross = keep_only(active != i)
-            alpha[i] = new_alpha  # step 5 (or the value for an added function)
-            post = posterior_for(alpha[active], beta)
-        # step 8: re-estimate beta, keeping the evidence from falling
-        before = post.log_evidence
-        for candidate in _beta_candidates(post, n, beta):
-            trial = posterior_for(alpha[active], candidate)
-            if trial.log_evidence >= before:
-                beta, post = candidate, trial
-                break
-        beta_gain = post.log_evidence - before
-        path.append(post.log_evidence)
-        _report(verbose, "sequential", n_iter, active.size, post.log_evidence)
+            i, new_alpha = int(leaving[0]), np.inf  # its deletion gain (7.96) is >= 0
+            gain = -log_evidence_term(state.alpha[i], factors.s[i], factors.q[i])
+            _take_move(state, i, new_alpha, gain)
+            moves_since_beta, moves_since_refresh = moves_since_beta + 1, moves_since_refresh + 1
+        else:
+            joint = None
+            creeping = i in recent and np.isfinite(state.alpha[i])  # revisits: a ridge
+            if creeping and np.isfinite(new_alpha) and state.active.size > 1:
+                joint = _joint_move(state, i, gain)
+            if joint is not None:
+                state.set_alpha(*joint)
+                moves_since_refresh = 0
+            else:
+                _take_move(state, i, new_alpha, gain)
+                moves_since_refresh += 1
+            recent.append(i)
+            moves_since_beta += 1
+        if moves_since_beta >= _beta_interval(state.active.size):  # step 8
+            beta_gain = _update_beta(state, n)
+            moves_since_beta = 0
+            moves_since_refresh = 0 if beta_gain > 0 else moves_since_refresh
+        if moves_since_refresh >= FULL_REFRESH_EVERY:  # clear the drift of the updates
+            state.refresh()
+            moves_since_refresh = 0
+        path.append(state.log_evidence)
+        _report(verbose, "sequential", n_iter, state.active.size, state.log_evidence)
+    post = state.posterior()  # the answer from a fresh factorisation
+    path[-1] = post.log_evidence
     return _Fit(
-        alpha, active, beta, post.mean, post.cov, post.log_evidence, path, n_iter, converged
+        state.alpha,
+        state.active,
+        state.beta,
+        post.mean,
+        post.cov,
+        post.log_evidence,
+        path,
+        n_iter,
+        converged,
     )
 
 
@@ -580,12 +836,67 @@ def _reestimate_regression(Phi, t, beta, tol, max_iter, threshold, verbose):
     )
 
 
+def _spread_start(Phi, t, size):
+    """The second start of :func:`_sequential_classification`: precisions (M,), ``inf`` but for
+    ``size`` mutually dissimilar columns.
+
+    The columns: the one most aligned with t - 1/2 (the first add of the empty start), then
+    again and again the column whose largest absolute cosine with those already chosen is
+    smallest (farthest-point selection in column space). Their precision: the difference of two
+    unit columns at cosine c has squared length 2(1 - c), so a precision proportional to
+    1 - c (the median over the chosen pairs, times ``SPREAD_START_SCALE``) gives such
+    differences a prior variance that does not depend on how nearly parallel the columns are.
+    """
+    norms = np.sqrt(np.sum(Phi**2, axis=0))
+    usable = norms > 0
+    chosen = [int(np.argmax(np.abs(Phi.T @ (t - 0.5)) * usable))]
+    nearest = np.where(usable, 0.0, np.inf)  # largest |cosine| with a chosen column
+    for _ in range(min(size, int(np.sum(usable))) - 1):
+        j = chosen[-1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cosine = np.abs(Phi.T @ Phi[:, j]) / (norms * norms[j])
+        nearest = np.maximum(nearest, np.nan_to_num(cosine, nan=np.inf))
+        nearest[chosen] = np.inf
+        chosen.append(int(np.argmin(nearest)))
+    unit = Phi[:, chosen] / norms[chosen]
+    cosines = np.abs(unit.T @ unit)[np.triu_indices(len(chosen), 1)]
+    alpha = np.full(Phi.shape[1], np.inf)
+    alpha[chosen] = SPREAD_START_SCALE * np.median(1.0 - cosines) if cosines.size else 1.0
+    return alpha
+
+
 def _sequential_classification(Phi, t, tol, max_iter, verbose):
-    """Tipping & Faul's algorithm on the Gaussian surrogate (7.117)-(7.119) of the Laplace fit."""
-    M = Phi.shape[1]
+    """Tipping & Faul's algorithm on the Laplace surrogate, climbed from two starts.
+
+    The evidence of a classifier has two kinds of maximum. From the empty model (y = 1/2, B =
+    I/4) the fit grows a weak classifier: moderate weights, moderate alpha. Where the classes
+    are (nearly) separable along a direction in which the kernel columns are nearly parallel
+    (crabs: cosines above 0.99), the high-evidence maxima instead build that direction from
+    the differences of a few such columns, with huge cancelling weights and alpha ~ 1e-8
+    (unit columns). No single move crosses from one kind to the other: each column's
+    variance has to grow by orders of magnitude together with its neighbours', and every
+    single step on the way lowers the evidence. So a second climb starts inside the
+    separating regime (:func:`_spread_start`), and the fit with the higher evidence is kept
+    (the empty start's unless the other gains more than ``tol``).
+    """
+    empty = np.full(Phi.shape[1], np.inf)
+    first = _climb_classification(Phi, t, empty, tol, max_iter, verbose)
+    spread = _spread_start(Phi, t, SPREAD_START_SIZE)
+    second = _climb_classification(Phi, t, spread, tol, max_iter, verbose)
+    return second if second.log_evidence > first.log_evidence + tol else first
+
+
+def _climb_classification(Phi, t, alpha, tol, max_iter, verbose):
+    """Tipping & Faul's algorithm on the Gaussian surrogate (7.117)-(7.119) of the Laplace fit,
+    from the precisions ``alpha`` (``inf``: not in the model).
+
+    B changes with the weight mode at every move, so, as in Tipping's SparseBayes for
+    non-Gaussian likelihoods, each move is followed by a Laplace step (IRLS from the previous
+    mode) and the factors of all candidates are computed afresh; no rank-one updates.
+    """
     Phi2 = Phi**2
-    alpha = np.full(M, np.inf)
-    active = np.zeros(0, dtype=int)
+    alpha = np.array(alpha, dtype=np.float64)
+    active = np.flatnonzero(np.isfinite(alpha))
     mode = classification_mode(Phi[:, active], t, alpha[active])
     path = [mode.log_evidence]
     converged = False
@@ -598,7 +909,8 @@ def _sequential_classification(Phi, t, tol, max_iter, verbose):
         P = Phi.T @ (B[:, np.newaxis] * Phi[:, active])  # phi_i^T B phi_j, j in the model
         S = Phi2.T @ B - np.einsum("ij,ij->i", P @ mode.cov, P)
         Q = Phi.T @ (t - mode.y)
-        i, new_alpha, gain = _best_move(alpha, _leave_one_out(S, Q, alpha))
+        factors = _leave_one_out(S, Q, alpha, active, mode.w, np.diag(mode.cov))
+        i, new_alpha, gain = _best_move(alpha, factors)
         if gain <= tol:
             converged = True
             break
@@ -755,7 +1067,10 @@ _PARAMETERS_DOC = """
         at different ones; neither is sure to find the higher. Re-estimation never brings back
         a pruned function, so it can stop where adding one would still raise the evidence. The
         sequential method's cost grows with the number of relevance vectors: it is much the
-        faster when they are few. When the fit matters, run both and keep the higher
+        faster when they are few. For classification it climbs from two starts, the empty
+        model and ten mutually dissimilar basis functions with large prior variances, and keeps
+        the higher maximum: on nearly separable data the empty start alone ends at a weak
+        classifier. When the fit matters, run both methods and keep the higher
         ``log_marginal_likelihood_``.
     bias : bool
         Include the constant basis function of (7.78), so that :math:`M = N + 1`.
@@ -764,7 +1079,8 @@ _PARAMETERS_DOC = """
         re-estimate or delete move (nor the noise update) would raise it by more than ``tol``.
         For regression, active functions whose optimum (7.101) is infinite are then deleted, and
         an iteration may be a joint Newton step on all active :math:`\\alpha_i` (or on two of
-        them) instead of a single move, when that gains more (see the module notes).
+        them) instead of a single move that revisits a recently moved function, when that gains
+        more (see the module notes).
         Re-estimation: stop when an iteration changes it by less than ``tol`` and no kept
         function has an infinite conditional optimum (7.101) (those are pruned at that point).
     max_iter : int
@@ -835,12 +1151,14 @@ class RVR(RegressorMixin, _RVMBase):
         rms = np.sqrt(np.mean(y**2))
         t_scale = rms if rms > 0 else 1.0
         t = y / t_scale
-        beta = 10.0  # initial noise variance: a tenth of the mean square target
         if self.method == "sequential":
             # its steps handle a few active columns: one BLAS thread is faster than several
             with threadpool_limits(limits=1, user_api="blas"):
-                fit = _sequential_regression(Phi, t, beta, self.tol, self.max_iter, self.verbose)
+                fit = _sequential_regression(
+                    Phi, t, _initial_noise_precision(t), self.tol, self.max_iter, self.verbose
+                )
         else:
+            beta = 10.0  # initial noise variance: a tenth of the mean square target
             fit = _reestimate_regression(
                 Phi, t, beta, self.tol, self.max_iter, self.prune_threshold, self.verbose
             )
@@ -921,7 +1239,8 @@ class RVC(ClassifierMixin, _RVMBase):
         return self
 
     def decision_function(self, X):
-        r""":math:`\mathbf w^{*\top}\boldsymbol\phi(\mathbf x)`, the argument of (7.108) at the mode.
+        r""":math:`\mathbf w^{*\top}\boldsymbol\phi(\mathbf x)`, the argument of (7.108) at the
+        mode.
 
         Parameters
         ----------
