@@ -89,6 +89,8 @@ SPREAD_START_SIZE = 10
 #: (8 splits x 3 length-scales, and 2 broader ones), for the median gap to the best of 20
 #: random starts.
 SPREAD_START_SCALE = 0.005
+#: Below this median 1 - |cosine| the columns are parallel to rounding and there is no second start.
+PARALLEL = 1e-10
 
 
 # ---------------------------------------------------------------------------------- the model
@@ -838,7 +840,7 @@ def _reestimate_regression(Phi, t, beta, tol, max_iter, threshold, verbose):
 
 def _spread_start(Phi, t, size):
     """The second start of :func:`_sequential_classification`: precisions (M,), ``inf`` but for
-    ``size`` mutually dissimilar columns.
+    ``size`` mutually dissimilar columns; None when all columns are parallel.
 
     The columns: the one most aligned with t - 1/2 (the first add of the empty start), then
     again and again the column whose largest absolute cosine with those already chosen is
@@ -860,8 +862,11 @@ def _spread_start(Phi, t, size):
         chosen.append(int(np.argmin(nearest)))
     unit = Phi[:, chosen] / norms[chosen]
     cosines = np.abs(unit.T @ unit)[np.triu_indices(len(chosen), 1)]
+    dissimilarity = np.median(1.0 - cosines) if cosines.size else 1.0
+    if dissimilarity <= PARALLEL:
+        return None  # every column is parallel to the others: no difference to build on
     alpha = np.full(Phi.shape[1], np.inf)
-    alpha[chosen] = SPREAD_START_SCALE * np.median(1.0 - cosines) if cosines.size else 1.0
+    alpha[chosen] = SPREAD_START_SCALE * dissimilarity
     return alpha
 
 
@@ -882,6 +887,8 @@ def _sequential_classification(Phi, t, tol, max_iter, verbose):
     empty = np.full(Phi.shape[1], np.inf)
     first = _climb_classification(Phi, t, empty, tol, max_iter, verbose)
     spread = _spread_start(Phi, t, SPREAD_START_SIZE)
+    if spread is None:
+        return first
     second = _climb_classification(Phi, t, spread, tol, max_iter, verbose)
     return second if second.log_evidence > first.log_evidence + tol else first
 
