@@ -8,19 +8,20 @@ them without returning to Python until it needs something only Python provides:
 * a kernel row that is not in the store of :class:`kmlib.smo.KernelRows` (``NEED_ROW``, the
   sample in ``state[NEEDED]``): Python computes and checks the row, then calls :func:`iterate`
   again, which repeats the selection of that iteration (nothing has changed yet) and goes on;
-* the gradient of the shrunk variables (``UNSHRINK``): Python reconstructs it from the rows of
-  the free variables and makes every variable active again.
+* the gradient of the shrunk variables (``UNSHRINK``): Python reconstructs it and makes every
+  variable active again;
+* after shrinking (``SHRUNK``), a chance to restrict the stored rows to the active samples.
 
 Everything is in the notation of :mod:`kmlib.smo`: ``v = -y * grad``, ``m = max_{I_up} v``,
 ``M = min_{I_low} v``. As in LIBSVM the per-variable arrays are kept permuted so that the active
 variables are the first ``state[N_ACTIVE]`` entries (``index`` gives each entry's variable), and
 every pass runs over one contiguous range; shrinking partitions that range stably, and Python
 restores the caller's order when it makes every variable active again. Entry ``t`` refers to
-sample ``s[t]``, whose kernel row is ``storage[slot_of[s[t]]]`` (``slot_of < 0``: not stored).
-With two equality constraints the two signs of ``y`` are two groups, each with its own ``i``,
-``m`` and ``M``; otherwise there is one group (named ``pos`` below). The loop only reads the
-row store and stamps ``last_use`` of the rows it reads, so that the least recently used row is
-evicted first.
+sample ``s[t]``, whose kernel row is ``storage[slot_of[s[t]]]`` (``slot_of < 0``: not stored);
+a row holds the samples ``columns``, entry ``t`` at position ``col[t]``. With two equality
+constraints the two signs of ``y`` are two groups, each with its own ``i``, ``m`` and ``M``;
+otherwise there is one group (named ``pos`` below). The loop only reads the row store and stamps
+``last_use`` of the rows it reads, so that the least recently used row is evicted first.
 
 This module imports numba, which takes a noticeable fraction of a second, so :mod:`kmlib.smo`
 imports it on the first solve only.
@@ -35,22 +36,27 @@ from .smo import TAU
 ITERATIONS, COUNTER, SHRINK_DUE, UNSHRUNK, RECHECK, N_ACTIVE, NEEDED = range(7)
 STATE_SIZE = 7
 # what iterate returns
-CONVERGED, MAX_ITER, NEED_ROW, UNSHRINK = range(4)
+CONVERGED, MAX_ITER, NEED_ROW, UNSHRINK, SHRUNK = range(5)
 
 
 @njit(cache=True)
-def _extremes(n_active, v, up, low, y, two):
+def _extremes(n_active, v, up, low, y, two, d, row_i, row_j, col):
     """Per group: ``i = argmax_{I_up} v`` (WSS 3, step 1), ``m = v_i`` and ``M = min_{I_low} v``.
 
-    Returns ``(i_pos, i_neg, m_pos, m_neg, low_min_pos, low_min_neg)``; ``i = -1`` and
-    ``m = -inf`` for a group without a variable in I_up, ``M = +inf`` without one in I_low.
-    Memberships are applied by selecting ``+-inf`` rather than by branching: they follow no
-    pattern, and a mispredicted branch costs more than the comparison it skips.
+    With ``d != 0`` the same pass first applies the gradient update of the last step,
+    ``v_t -= d (K_ti - K_tj)`` (``row_i``, ``row_j``: the kernel rows of its pair); with
+    ``d = 0`` the rows are not read. Returns ``(i_pos, i_neg, m_pos, m_neg, low_min_pos,
+    low_min_neg)``; ``i = -1`` and ``m = -inf`` for a group without a variable in I_up,
+    ``M = +inf`` without one in I_low. Memberships are applied by selecting ``+-inf`` rather
+    than by branching: they follow no pattern, and a mispredicted branch costs more than the
+    comparison it skips.
     """
     i_pos, i_neg = -1, -1
     m_pos, m_neg = -np.inf, -np.inf
     low_min_pos, low_min_neg = np.inf, np.inf
     for t in range(n_active):
+        if d != 0.0:  # the gradient update in v = -y grad form
+            v[t] -= d * (row_i[col[t]] - row_j[col[t]])
         neg = two and y[t] < 0.0
         up_v = v[t] if up[t] else -np.inf
         low_v = v[t] if low[t] else np.inf
@@ -64,11 +70,11 @@ def _extremes(n_active, v, up, low, y, two):
 
 
 @njit(cache=True)
-def _second_order_j(n_active, v, low, y, two, diag, s, i_pos, i_neg, m_pos, m_neg, row_pos,
+def _second_order_j(n_active, v, low, y, two, diag, col, i_pos, i_neg, m_pos, m_neg, row_pos,
                     row_neg):
     """WSS 3, step 2: ``j`` maximises ``b_it^2 / a_it`` over ``t`` in I_low with ``v_t < m``.
 
-    ``row_pos``, ``row_neg``: kernel rows of the samples of ``i_pos`` and ``i_neg``, shape (n,)
+    ``row_pos``, ``row_neg``: kernel rows of the samples of ``i_pos`` and ``i_neg``, shape (m,)
     (any stored row for a group without candidates). Returns ``j``, -1 when there is no
     candidate.
     """
@@ -79,7 +85,7 @@ def _second_order_j(n_active, v, low, y, two, diag, s, i_pos, i_neg, m_pos, m_ne
         neg = two and y[t] < 0.0
         gain = (m_neg if neg else m_pos) - v[t]  # b_it = m(alpha) - v_t       (WSS 3, b_it)
         if low[t] and gain > 0.0:
-            k_pos, k_neg = row_pos[s[t]], row_neg[s[t]]  # both: a select, not a branch
+            k_pos, k_neg = row_pos[col[t]], row_neg[col[t]]  # both: a select, not a branch
             curvature = (diag_neg if neg else diag_pos) + diag[t] - 2.0 * (k_neg if neg else k_pos)
             curvature = max(curvature, TAU)  # a_it = K_ii + K_tt - 2 K_it, tau if <= 0 (WSS 3)
             score = gain * gain / curvature
@@ -89,17 +95,19 @@ def _second_order_j(n_active, v, low, y, two, diag, s, i_pos, i_neg, m_pos, m_ne
 
 
 @njit(cache=True)
-def _track_upper_bound(t, before, row_t, alpha, y, C, gbar):
+def _track_upper_bound(t, before, row_t, alpha, y, C, s, columns, gbar, missed):
     """Keep ``gbar = K beta_C`` current when ``alpha_t`` reaches or leaves ``C_t`` (LIBSVM's G_bar).
 
-    ``row_t``: kernel row of the sample of ``t``, shape (n,); ``gbar``: shape (n,).
+    ``row_t`` (m,) holds the samples ``columns`` only: the change is also added to
+    ``missed[s_t]`` (n,), from which Python brings the other samples up to date.
     """
     upper = alpha[t] >= C[t]
     if upper == (before >= C[t]):
         return
     coef = y[t] * C[t] if upper else -y[t] * C[t]
-    for u in range(gbar.size):
-        gbar[u] += coef * row_t[u]
+    for k in range(columns.size):
+        gbar[columns[k]] += coef * row_t[k]
+    missed[s[t]] += coef
 
 
 @njit(cache=True)
@@ -114,12 +122,14 @@ def _set_membership(t, alpha, y, C, up, low):
 
 
 @njit(cache=True)
-def _step(i, j, m_i, row_i, row_j, n_active, v, alpha, y, C, s, diag, up, low, gbar):
-    """Solve the two-variable subproblem exactly and update ``v`` on the active variables.
+def _step(i, j, m_i, row_i, row_j, v, alpha, y, C, s, col, diag, up, low, columns, gbar,
+          missed):
+    """Solve the two-variable subproblem exactly (Fan, Chen & Lin 2005); returns the step ``d``.
 
-    ``row_i``, ``row_j``: kernel rows of the samples of ``i`` and ``j``, shape (n,).
+    Updates ``alpha``, the memberships and ``gbar``; ``v`` changes by ``-d (K_ti - K_tj)``,
+    which the next :func:`_extremes` applies. ``row_i``, ``row_j``: rows of ``i`` and ``j``.
     """
-    curvature = max(diag[i] + diag[j] - 2.0 * row_i[s[j]], TAU)  # as in the selection
+    curvature = max(diag[i] + diag[j] - 2.0 * row_i[col[j]], TAU)  # as in the selection
     d = (m_i - v[j]) / curvature  # unconstrained step along y_i e_i - y_j e_j
     alpha_i, alpha_j = alpha[i], alpha[j]
     y_i, y_j = y[i], y[j]
@@ -133,17 +143,16 @@ def _step(i, j, m_i, row_i, row_j, n_active, v, alpha, y, C, s, diag, up, low, g
         new_i, new_j = alpha_i + y_i * d, alpha_j - y_j * d
     alpha[i] = min(max(new_i, 0.0), C[i])
     alpha[j] = min(max(new_j, 0.0), C[j])
-    _track_upper_bound(i, alpha_i, row_i, alpha, y, C, gbar)
-    _track_upper_bound(j, alpha_j, row_j, alpha, y, C, gbar)
-    for t in range(n_active):  # v_t -= d (K_ti - K_tj): the gradient update in v = -y grad form
-        v[t] -= d * (row_i[s[t]] - row_j[s[t]])
+    _track_upper_bound(i, alpha_i, row_i, alpha, y, C, s, columns, gbar, missed)
+    _track_upper_bound(j, alpha_j, row_j, alpha, y, C, s, columns, gbar, missed)
     _set_membership(i, alpha, y, C, up, low)
     _set_membership(j, alpha, y, C, up, low)
+    return d
 
 
 @njit(cache=True)
-def _shrink(n_active, v, alpha, y, C, s, diag, up, low, index, two, m_pos, m_neg, low_min_pos,
-            low_min_neg):
+def _shrink(n_active, v, alpha, y, C, s, col, diag, up, low, index, two, m_pos, m_neg,
+            low_min_pos, low_min_neg):
     """Drop bound variables that cannot join a working set (Chang & Lin 2011, §5).
 
     Moves the kept entries of ``[0, n_active)`` to its front, in order, the dropped ones after
@@ -160,7 +169,7 @@ def _shrink(n_active, v, alpha, y, C, s, diag, up, low, index, two, m_pos, m_neg
     order = np.argsort(never, kind="mergesort")  # stable: kept first, each part in order
     for values in (v, alpha, y, C, diag):
         values[:n_active] = values[order]
-    for values in (s, index):
+    for values in (s, col, index):
         values[:n_active] = values[order]
     for values in (up, low):
         values[:n_active] = values[order]
@@ -178,22 +187,23 @@ def _stored_row(sample, slot_of, last_use, clock):
 
 
 @njit(cache=True)
-def iterate(storage, slot_of, last_use, clock, state, v, alpha, y, C, s, diag, up, low, index,
-            gbar, tol, max_iter, shrinking, two, period):
+def iterate(storage, slot_of, last_use, clock, columns, state, v, alpha, y, C, s, col, diag, up,
+            low, index, gbar, missed, tol, max_iter, shrinking, two, period):
     """Run SMO iterations until convergence, ``max_iter``, or a request to Python.
 
     Parameters
     ----------
-    storage : ndarray of shape (n_slots, n)
-        Stored kernel rows; ``slot_of`` (n,), ``last_use`` (n_slots,) and ``clock`` (1,) index
-        and stamp them.
+    storage : ndarray of shape (n_slots, m)
+        Stored kernel rows over the samples ``columns`` (m,); ``slot_of`` (n,), ``last_use``
+        (n_slots,) and ``clock`` (1,) index and stamp them.
     state : ndarray of int64, shape (STATE_SIZE,)
         Iteration count, shrinking counters and flags, the active count, the requested sample.
     v, alpha, y, C, diag : ndarray of shape (n_var,)
         ``-y * grad`` (current on the active entries), the point, the signs, the bounds and
-        ``K_{s(t) s(t)}``; ``s`` (n_var,) the samples, ``up`` and ``low`` (n_var,) the
-        memberships of I_up and I_low, ``index`` (n_var,) the variables, all permuted alike;
-        ``gbar`` (n,) the gradient part from variables at their upper bound.
+        ``K_{s(t) s(t)}``; ``s`` and ``col`` (n_var,) the samples and their positions in a
+        row, ``up`` and ``low`` (n_var,) the memberships of I_up and I_low, ``index`` (n_var,)
+        the variables, all permuted alike; ``gbar`` (n,) the gradient part from variables at
+        their upper bound, ``missed`` (n,) its changes not yet applied outside ``columns``.
     tol : float
     max_iter, period : int
     shrinking, two : bool
@@ -201,30 +211,31 @@ def iterate(storage, slot_of, last_use, clock, state, v, alpha, y, C, s, diag, u
     Returns
     -------
     int
-        ``CONVERGED``, ``MAX_ITER``, ``NEED_ROW`` or ``UNSHRINK``.
+        ``CONVERGED``, ``MAX_ITER``, ``NEED_ROW``, ``UNSHRINK`` or ``SHRUNK``.
     """
     n_var = v.size
+    n_active = state[N_ACTIVE]
+    # m, M and i of the active set; the last step's pass computes them for the next iteration
+    i_pos, i_neg, m_pos, m_neg, low_min_pos, low_min_neg = _extremes(
+        n_active, v, up, low, y, two, 0.0, v, v, col
+    )
     while state[ITERATIONS] < max_iter:
-        n_active = state[N_ACTIVE]
         if state[SHRINK_DUE]:
+            state[SHRINK_DUE] = 0
             if shrinking:
-                _, _, m_pos, m_neg, low_min_pos, low_min_neg = _extremes(
-                    n_active, v, up, low, y, two
-                )
                 if not state[UNSHRUNK] and max(m_pos - low_min_pos, m_neg - low_min_neg) <= (
                     10.0 * tol
                 ):  # close to optimal: once, shrink again from the whole set
                     state[UNSHRUNK] = 1
+                    state[SHRINK_DUE] = 1
                     return UNSHRINK
-                n_active = _shrink(
-                    n_active, v, alpha, y, C, s, diag, up, low, index, two, m_pos, m_neg,
+                kept = _shrink(
+                    n_active, v, alpha, y, C, s, col, diag, up, low, index, two, m_pos, m_neg,
                     low_min_pos, low_min_neg,
                 )
-                state[N_ACTIVE] = n_active
-            state[SHRINK_DUE] = 0
-        i_pos, i_neg, m_pos, m_neg, low_min_pos, low_min_neg = _extremes(
-            n_active, v, up, low, y, two
-        )
+                if kept < n_active:
+                    state[N_ACTIVE] = kept
+                    return SHRUNK
         gap_pos, gap_neg = m_pos - low_min_pos, m_neg - low_min_neg
         if max(gap_pos, gap_neg) < tol:  # stopping rule m(alpha) - M(alpha) < eps
             if n_active == n_var:
@@ -245,7 +256,7 @@ def iterate(storage, slot_of, last_use, clock, state, v, alpha, y, C, s, diag, u
         row_pos = storage[slot_pos if slot_pos >= 0 else slot_neg]
         row_neg = storage[slot_neg if slot_neg >= 0 else slot_pos]
         j = _second_order_j(
-            n_active, v, low, y, two, diag, s, i_pos, i_neg, m_pos, m_neg, row_pos, row_neg
+            n_active, v, low, y, two, diag, col, i_pos, i_neg, m_pos, m_neg, row_pos, row_neg
         )
         slot_j = _stored_row(s[j], slot_of, last_use, clock)
         if slot_j < 0:
@@ -255,7 +266,12 @@ def iterate(storage, slot_of, last_use, clock, state, v, alpha, y, C, s, diag, u
             i, m_i, row_i = i_neg, m_neg, row_neg
         else:
             i, m_i, row_i = i_pos, m_pos, row_pos
-        _step(i, j, m_i, row_i, storage[slot_j], n_active, v, alpha, y, C, s, diag, up, low, gbar)
+        row_j = storage[slot_j]
+        d = _step(i, j, m_i, row_i, row_j, v, alpha, y, C, s, col, diag, up, low, columns, gbar,
+                  missed)
+        i_pos, i_neg, m_pos, m_neg, low_min_pos, low_min_neg = _extremes(
+            n_active, v, up, low, y, two, d, row_i, row_j, col
+        )
         state[ITERATIONS] += 1
         if state[RECHECK]:  # the whole set was not optimal: shrink again at once
             state[RECHECK] = 0

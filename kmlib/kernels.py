@@ -272,27 +272,34 @@ class Kernel:
         return NotImplemented if other is NotImplemented else Product(other, self)
 
     # ------------------------------------------------------------------ rows for solvers
-    def gram_rows(self, X):
+    def gram_rows(self, X, columns=None):
         """Rows of the Gram matrix ``k(X)`` one at a time, for solvers that need only some.
 
         Kernels of the scaled distance (and sums and products of them) precompute what every
         row shares, so that a row costs one matrix-vector product; other kernels are called
-        on ``(X, X[s])``.
+        on ``(X[columns], X[s])``.
 
         Parameters
         ----------
         X : array_like of shape (n, d)
+        columns : array_like of int, shape (m,), optional
+            The samples each row is restricted to (all by default): a solver that has set
+            samples aside needs only ``k(X)[s, columns]``.
 
         Returns
         -------
         GramRows
+            Its ``fill(s, out)`` writes ``k(X)[s, columns]``, shape (m,).
         """
         X = self._check_inputs(X, "X")
         diag = np.asarray(self.diag(X), dtype=np.float64)
+        columns, where = _column_positions(diag.size, columns)
+        X_columns = X[columns]
 
         def fill(s, out):
-            out[:] = self(X, X[s : s + 1])[:, 0]
-            out[s] = diag[s]  # a White term belongs to the Gram matrix, not to k(X, X[s])
+            out[:] = self(X_columns, X[s : s + 1])[:, 0]
+            if where[s] >= 0:  # a White term belongs to the Gram matrix, not to k(X, X[s])
+                out[where[s]] = diag[s]
             return out
 
         return GramRows(fill, diag, fast=False)
@@ -304,7 +311,8 @@ class GramRows(NamedTuple):
     Attributes
     ----------
     fill : callable
-        ``fill(s, out)`` writes row ``s``, shape (n,), into ``out`` and returns it.
+        ``fill(s, out)`` writes row ``s`` over the chosen columns, shape (m,), into ``out`` and
+        returns it.
     diag : ndarray of shape (n,)
         The diagonal.
     fast : bool
@@ -314,6 +322,14 @@ class GramRows(NamedTuple):
     fill: object
     diag: np.ndarray
     fast: bool
+
+
+def _column_positions(n, columns):
+    """``columns`` (``range(n)`` when None) and each sample's position in it, -1 if absent."""
+    columns = np.arange(n) if columns is None else np.asarray(columns, dtype=np.intp)
+    where = np.full(n, -1, dtype=np.intp)
+    where[columns] = np.arange(columns.size)
+    return columns, where
 
 
 def _as_kernel(value, expression):
@@ -383,21 +399,26 @@ class _Stationary(Kernel):
     def _diag(self, X, h):
         return np.full(X.shape[0], h.variance)
 
-    def gram_rows(self, X):
+    def gram_rows(self, X, columns=None):
         h = self._values()
         X = self._check_inputs(X, "X")
         Xs = np.ascontiguousarray(self._scaled(X - X.mean(axis=0), h.lengthscale))
         norms = np.einsum("nd,nd->n", Xs, Xs)
+        columns, where = _column_positions(X.shape[0], columns)
+        X_columns, norms_columns = np.ascontiguousarray(Xs[columns]), norms[columns]
+        minus_2x = -2.0 * X_columns  # exact scaling: one product gives -2 x_t^T x_s
 
+        # as few passes over the row as possible: SMO computes thousands of rows
         def fill(s, out):
-            np.dot(Xs, Xs[s], out=out)  # BLAS gemv: x_t^T x_s
-            out *= -2.0
-            out += norms
-            out += norms[s]
-            close = np.flatnonzero(out < CLOSE_PAIRS * (norms + norms[s]))
-            out[close] = np.sum((Xs[close] - Xs[s]) ** 2, axis=1)
-            np.maximum(out, 0.0, out=out)
-            out[:] = self._profile(out, h)
+            scale = norms_columns + norms[s]
+            np.dot(minus_2x, Xs[s], out=out)  # BLAS gemv
+            out += scale  # squared distances, summed as in _squared_distances
+            close = np.flatnonzero(out < CLOSE_PAIRS * scale)
+            if close.size == 1 and close[0] == where[s]:  # only the pair (s, s): distance 0
+                out[close] = 0.0
+            elif close.size:  # the others from their differences; none is then negative
+                out[close] = np.sum((X_columns[close] - Xs[s]) ** 2, axis=1)
+            np.copyto(out, self._profile(out, h))
             return out
 
         return GramRows(fill, self._diag(X, h), fast=True)
@@ -998,14 +1019,16 @@ class _InputFree(Kernel):
     def _diag(self, X, h):
         return np.full(_count(X, "X"), float(h.variance))
 
-    def gram_rows(self, X):
+    def gram_rows(self, X, columns=None):
         h = self._values()
         diag = self._diag(X, h)
+        _, where = _column_positions(diag.size, columns)
         off_diagonal = 0.0 if isinstance(self, White) else float(h.variance)
 
         def fill(s, out):
             out.fill(off_diagonal)
-            out[s] = diag[s]
+            if where[s] >= 0:
+                out[where[s]] = diag[s]
             return out
 
         return GramRows(fill, diag, fast=True)
@@ -1116,8 +1139,8 @@ class Sum(_Pair):
     def diag(self, X):
         return self.k1.diag(X) + self.k2.diag(X)
 
-    def gram_rows(self, X):
-        return _combined_rows(self, X, np.add)
+    def gram_rows(self, X, columns=None):
+        return _combined_rows(self, X, np.add, columns)
 
     def __repr__(self):
         return f"{self.k1!r} + {self.k2!r}"
@@ -1143,8 +1166,8 @@ class Product(_Pair):
     def diag(self, X):
         return self.k1.diag(X) * self.k2.diag(X)
 
-    def gram_rows(self, X):
-        return _combined_rows(self, X, np.multiply)
+    def gram_rows(self, X, columns=None):
+        return _combined_rows(self, X, np.multiply, columns)
 
     def __repr__(self):
         def wrap(k):
@@ -1153,12 +1176,12 @@ class Product(_Pair):
         return f"{wrap(self.k1)} * {wrap(self.k2)}"
 
 
-def _combined_rows(pair, X, combine):
+def _combined_rows(pair, X, combine, columns):
     """Rows of a sum or product from the rows of its two parts (if both have a fast path)."""
-    first, second = pair.k1.gram_rows(X), pair.k2.gram_rows(X)
+    first, second = pair.k1.gram_rows(X, columns), pair.k2.gram_rows(X, columns)
     if not (first.fast and second.fast):
-        return Kernel.gram_rows(pair, X)
-    buffer = np.empty_like(first.diag)
+        return Kernel.gram_rows(pair, X, columns)
+    buffer = np.empty(first.diag.size if columns is None else len(columns))
 
     def fill(s, out):
         first.fill(s, out)

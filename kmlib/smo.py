@@ -50,12 +50,13 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ._kernel_checks import evaluate_kernel
-from .kernels import GramRows, Kernel
+from .kernels import GramRows, Kernel, _column_positions
 
 __all__ = ["TAU", "KernelRows", "SMOResult", "duality_gap", "solve"]
 
@@ -82,9 +83,15 @@ class KernelRows:
     megabytes (at least three rows), like LIBSVM's kernel cache. Every row is checked: a kernel
     that returns NaN or infinite values stops the solver with a ``ValueError``.
 
-    All three modes keep their rows in one array, ``storage``, which the compiled SMO loop reads
-    directly: row ``s`` is ``storage[slot_of[s]]`` when ``slot_of[s] >= 0``, and ``last_use``
-    stamps each slot with the time (``clock``) it was last read, for the eviction.
+    In cache mode the stored rows can be restricted to some ``columns`` (:meth:`restrict`):
+    once shrinking has set most variables aside, SMO reads only the columns of the active ones,
+    so shorter rows let more of them fit the budget and cost less to compute (LIBSVM caches
+    rows over its active set for the same reason).
+
+    All modes keep their rows in one array, ``storage``, which the compiled SMO loop reads
+    directly: the row of sample ``s`` is ``storage[slot_of[s]]`` when ``slot_of[s] >= 0``, its
+    entry for sample ``u`` at ``position[u]``, and ``last_use`` stamps each slot with the time
+    (``clock``) it was last read, for the eviction.
 
     Parameters
     ----------
@@ -107,7 +114,11 @@ class KernelRows:
         Rows computed so far (a row evicted from the cache and needed again counts twice).
     mode : str
         ``"precomputed"``, ``"full"`` (whole matrix, filled lazily) or ``"cache"`` (LRU).
-    storage : ndarray of shape (n_slots, n)
+    columns : ndarray of int, shape (m,)
+        The samples the stored rows hold, increasing (all ``n`` except after :meth:`restrict`).
+    position : ndarray of int, shape (n,)
+        Position of each sample in ``columns``, -1 when it is not there.
+    storage : ndarray of shape (n_slots, m)
         The stored rows (``n_slots = n`` except in cache mode).
     slot_of : ndarray of int, shape (n,)
         Slot of each sample's row, -1 when it is not stored.
@@ -131,8 +142,12 @@ class KernelRows:
             self._set_matrix(evaluate_kernel(kernel, self.X))  # one call beats n calls
             self.n_computed = n
             return
-        if not fast:
-            source = _checked_rows(kernel, self.X, None if source is None else source.diag)
+        if fast:
+            self._rows_over = lambda columns: kernel.gram_rows(self.X, columns)
+        else:
+            diag = None if source is None else source.diag
+            self._rows_over = partial(_checked_rows, kernel, self.X, diag)
+            source = self._rows_over(None)
         self._fill = source.fill
         self.diag = _finite(np.array(source.diag, dtype=np.float64), "the kernel's diagonal")
         if budget_rows >= n:
@@ -140,7 +155,8 @@ class KernelRows:
             self._set_storage(np.zeros((n, n)))  # untouched (zero) pages cost no memory
         else:
             self.mode = "cache"
-            self._set_storage(np.empty((max(budget_rows, 3), n)))
+            self._pool = np.empty(max(budget_rows, 3) * n)  # rows of any length share it
+            self._set_storage(self._pool.reshape(-1, n))
 
     def _set_matrix(self, K):
         if K.ndim != 2 or K.shape[0] != K.shape[1]:
@@ -153,6 +169,7 @@ class KernelRows:
 
     def _set_storage(self, storage):
         self.storage = storage
+        self.columns = self.position = np.arange(self.n)
         self.slot_of = np.full(self.n, -1, dtype=np.int64)
         self._sample_in = np.full(storage.shape[0], -1, dtype=np.int64)  # inverse of slot_of
         self.last_use = np.zeros(storage.shape[0], dtype=np.int64)
@@ -184,7 +201,8 @@ class KernelRows:
         self.clock[0] += 1
 
     def row(self, s):
-        """Row ``s`` of the kernel matrix, ndarray of shape (n,). Read it, do not modify it.
+        """Row ``s`` of the kernel matrix over ``columns``, ndarray of shape (m,). Read it, do not
+        modify it.
 
         In cache mode the returned array is reused once the row is evicted, which takes at
         least three further calls with other rows.
@@ -196,8 +214,50 @@ class KernelRows:
             self._stamp(slot)
         return self.storage[slot]
 
+    def restrict(self, columns):
+        """Make the stored rows hold the samples ``columns`` (increasing), in cache mode only.
+
+        Stored rows are cut down to them when ``columns`` is a subset of the present columns
+        by at least a quarter (a smaller saving is not worth the copy); a set that is not a
+        subset empties the cache.
+
+        Returns
+        -------
+        bool
+            Whether ``columns`` and ``position`` changed.
+        """
+        columns = np.asarray(columns, dtype=np.int64)
+        if self.mode != "cache" or np.array_equal(columns, self.columns):
+            return False
+        subset = bool(np.all(self.position[columns] >= 0))
+        if subset and columns.size > 0.75 * self.columns.size:
+            return False
+        width = max(columns.size, 1)
+        n_slots = min(self.n, self._pool.size // width)
+        storage = self._pool[: n_slots * width].reshape(n_slots, width)
+        if subset:  # slot by slot in increasing order: a row never overwrites one still unread
+            keep = self.position[columns]
+            stored = np.flatnonzero(self._sample_in >= 0)
+            for slot in stored:
+                storage[slot] = self.storage[slot, keep]
+            last_use, sample_in, clock = self.last_use, self._sample_in, self.clock
+            self._set_storage(storage)
+            self.last_use[: last_use.size], self._sample_in[: sample_in.size] = last_use, sample_in
+            self.slot_of[sample_in[stored]] = stored
+            self.clock = clock
+        else:
+            self._set_storage(storage)
+        self.columns = columns
+        self.position = np.full(self.n, -1, dtype=np.int64)
+        self.position[columns] = np.arange(columns.size)
+        self._fill = self._rows_over(columns).fill
+        return True
+
     def dot(self, rows, cols, w):
-        """``K[rows][:, cols] @ w`` from stored rows where possible, else a block evaluation.
+        """``K[rows][:, cols] @ w``, from the rows of the samples ``cols`` (K is symmetric).
+
+        Stored rows serve when they hold the columns ``rows``; in full mode a missing row is
+        computed and stored, in cache mode it is computed over all samples, used and dropped.
 
         Parameters
         ----------
@@ -213,39 +273,47 @@ class KernelRows:
         if len(cols) == 0 or len(rows) == 0:
             return out
         rows, cols, w = np.asarray(rows), np.asarray(cols), np.asarray(w, dtype=np.float64)
-        # K is symmetric: the stored row c holds column c
-        where = self.slot_of[cols]
-        stored = where >= 0
+        if self.mode == "full":
+            for c in cols[self.slot_of[cols] < 0]:
+                self.load(c)
         if self.mode in ("precomputed", "full"):
             wf = np.zeros(self.n)
-            wf[cols[stored]] = w[stored]
-            out += (wf @ self.storage)[rows]  # one pass over the matrix; rows never filled are 0
-        else:
-            chunk = max(1, int(2**24 // (8 * self.n)))  # at most 16 MB of rows at a time
-            have = np.flatnonzero(stored)
-            for start in range(0, have.size, chunk):
-                part = have[start : start + chunk]
-                block = self.storage[where[part]]  # (chunk, n) copy of stored rows
-                out += (w[part] @ block)[rows]
-        missing = np.flatnonzero(~stored)
-        for start in range(0, missing.size, 512):  # bounded memory for the block
-            part = missing[start : start + 512]
-            block = evaluate_kernel(self.kernel, self.X[rows], self.X[cols[part]])
-            out += block @ w[part]
+            wf[cols] = w
+            return (wf @ self.storage)[rows]  # one pass over the matrix; rows never filled are 0
+        at = self.position[rows]
+        stored = (self.slot_of[cols] >= 0) & bool(np.all(at >= 0))
+        chunk = max(1, int(2**24 // (8 * self.n)))  # at most 16 MB of rows at a time
+        have, missing = np.flatnonzero(stored), np.flatnonzero(~stored)
+        for start in range(0, have.size, chunk):
+            part = have[start : start + chunk]
+            out += (w[part] @ self.storage[self.slot_of[cols[part]]])[at]
+        fill = self._rows_over(None).fill if missing.size else None
+        block = np.empty((min(chunk, missing.size), self.n))
+        for start in range(0, missing.size, chunk):
+            part = missing[start : start + chunk]
+            for k, c in enumerate(cols[part]):
+                _finite(fill(c, block[k]), f"row {c} of the kernel matrix")
+            out += (w[part] @ block[: part.size])[rows]
+        self.n_computed += missing.size
         return out
 
 
-def _checked_rows(kernel, X, diag=None):
-    """Gram rows of a kernel without a fast row path: one checked call ``k(X, X[s])`` per row.
+def _checked_rows(kernel, X, diag, columns):
+    """Gram rows of a kernel without a fast row path: one checked call ``k(X[columns], X[s])``
+    per row (``columns``: all samples when None).
 
-    ``diag`` is the kernel's diagonal; for a plain callable it is evaluated point by point.
+    ``diag`` is the kernel's diagonal; for a plain callable (``None``) it is evaluated point by
+    point.
     """
     if diag is None:
         diag = np.array([evaluate_kernel(kernel, x[None], x[None])[0, 0] for x in X])
+    columns, where = _column_positions(X.shape[0], columns)
+    X_columns = X[columns]
 
     def fill(s, out):
-        out[:] = evaluate_kernel(kernel, X, X[s : s + 1])[:, 0]
-        out[s] = diag[s]  # a White term belongs to the Gram matrix, not to k(X, X[s])
+        out[:] = evaluate_kernel(kernel, X_columns, X[s : s + 1])[:, 0]
+        if where[s] >= 0:  # a White term belongs to the Gram matrix, not to k(X, X[s])
+            out[where[s]] = diag[s]
         return out
 
     return GramRows(fill, diag, fast=False)
@@ -422,6 +490,7 @@ class _Solver:
         self.rows, self.tol, self.shrinking, self.two = rows, tol, shrinking, two_constraints
         self.y, self.p, self.C, self.alpha = y, p, C, alpha
         self.s = np.ascontiguousarray(s, dtype=np.int64)
+        self.samples = np.unique(self.s)
         self.diag = rows.diag[self.s]
         self.index = np.arange(n_var, dtype=np.int64)
         # v = -y * grad, grad = Q alpha + p (Fan, Chen & Lin 2005); only the samples
@@ -433,8 +502,11 @@ class _Solver:
         beta_upper = np.bincount(self.s, weights=y * C * at_upper, minlength=rows.n)
         nz = np.flatnonzero(beta_upper)
         self.gbar = rows.dot(np.arange(rows.n), nz, beta_upper[nz])
+        self.missed = np.zeros(rows.n)  # gbar changes the samples outside rows.columns missed
         self.v = -y * p - self.gbar[self.s] - self._k_dot_free(self.index)
         self.up, self.low = _membership(alpha, y, C)
+        self.col = np.empty(n_var, dtype=np.int64)
+        self._restrict(self.samples)
         self.converged = False
 
     # ------------------------------------------------------------------ bookkeeping
@@ -446,9 +518,21 @@ class _Solver:
         samples, inverse = np.unique(self.s[targets], return_inverse=True)
         return self.rows.dot(samples, nz, beta[nz])[inverse]
 
+    def _restrict(self, samples):
+        """Restrict the stored rows to ``samples`` (:meth:`KernelRows.restrict`), after adding
+        to ``gbar`` of the samples outside the present columns the changes they missed."""
+        changed = np.flatnonzero(self.missed)
+        outside = self.samples[self.rows.position[self.samples] < 0]
+        if changed.size and outside.size:
+            self.gbar[outside] += self.rows.dot(outside, changed, self.missed[changed])
+        self.missed[changed] = 0.0
+        self.rows.restrict(samples)
+        self.col[:] = self.rows.position[self.s]
+
     def _unshrink(self, n_active):
         """Recompute ``v`` of the shrunk entries ``n_active:`` (LIBSVM, Chang & Lin 2011, §5),
-        then put every array back in the caller's order."""
+        put every array back in the caller's order and let the rows hold every sample again."""
+        self._restrict(self.rows.columns)  # gbar current for every sample
         shrunk = np.arange(n_active, self.y.size)
         if shrunk.size:
             self.v[shrunk] = (
@@ -460,6 +544,7 @@ class _Solver:
         for name in ("v", "alpha", "y", "C", "s", "diag", "up", "low", "index"):
             values = getattr(self, name)
             values[:] = values[order]
+        self._restrict(self.samples)
 
     # ------------------------------------------------------------------ main loop
     def run(self, max_iter):
@@ -476,12 +561,15 @@ class _Solver:
         state[loop.COUNTER] = min(n_var, SHRINK_PERIOD)
         while True:
             status = loop.iterate(
-                rows.storage, rows.slot_of, rows.last_use, rows.clock, state, self.v,
-                self.alpha, self.y, self.C, self.s, self.diag, self.up, self.low, self.index,
-                self.gbar, self.tol, max_iter, self.shrinking, self.two, SHRINK_PERIOD,
+                rows.storage, rows.slot_of, rows.last_use, rows.clock, rows.columns, state,
+                self.v, self.alpha, self.y, self.C, self.s, self.col, self.diag, self.up,
+                self.low, self.index, self.gbar, self.missed, self.tol, max_iter,
+                self.shrinking, self.two, SHRINK_PERIOD,
             )  # fmt: skip
             if status == loop.NEED_ROW:
                 rows.load(int(state[loop.NEEDED]))
+            elif status == loop.SHRUNK:  # shorter rows, if that saves enough
+                self._restrict(np.unique(self.s[: state[loop.N_ACTIVE]]))
             elif status == loop.UNSHRINK:
                 self._unshrink(state[loop.N_ACTIVE])
                 state[loop.N_ACTIVE] = n_var
@@ -490,6 +578,7 @@ class _Solver:
         self.converged = status == loop.CONVERGED
         if state[loop.N_ACTIVE] < n_var:
             self._unshrink(state[loop.N_ACTIVE])
+        rows.restrict(np.arange(rows.n))
         return int(state[loop.ITERATIONS])
 
     def result(self, n_iter, n_rows):
