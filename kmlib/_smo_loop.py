@@ -32,9 +32,11 @@ from numba import njit
 
 from .smo import TAU
 
-# entries of the integer state shared with Python
+# entries of the integer state shared with Python; I_POS, I_NEG and the float array ``bounds``
+# (m_pos, m_neg, M_pos, M_neg) keep the first selection pass across a NEED_ROW (KNOWN = 1)
 ITERATIONS, COUNTER, SHRINK_DUE, UNSHRUNK, RECHECK, N_ACTIVE, NEEDED = range(7)
-STATE_SIZE = 7
+I_POS, I_NEG, KNOWN = range(7, 10)
+STATE_SIZE = 10
 # what iterate returns
 CONVERGED, MAX_ITER, NEED_ROW, UNSHRINK, SHRUNK = range(5)
 
@@ -177,6 +179,17 @@ def _shrink(n_active, v, alpha, y, C, s, col, diag, up, low, index, two, m_pos, 
 
 
 @njit(cache=True)
+def _need_row(sample, state, bounds, extremes):
+    """Ask Python for the row of ``sample``, keeping ``extremes`` (:func:`_extremes`) for the
+    next call, which would otherwise repeat that pass over the active variables."""
+    state[NEEDED] = sample
+    state[I_POS], state[I_NEG] = extremes[0], extremes[1]
+    bounds[0], bounds[1], bounds[2], bounds[3] = extremes[2], extremes[3], extremes[4], extremes[5]
+    state[KNOWN] = 1
+    return NEED_ROW
+
+
+@njit(cache=True)
 def _stored_row(sample, slot_of, last_use, clock):
     """Slot of the stored row of ``sample`` (stamped as just used), or -1."""
     slot = slot_of[sample]
@@ -187,8 +200,8 @@ def _stored_row(sample, slot_of, last_use, clock):
 
 
 @njit(cache=True)
-def iterate(storage, slot_of, last_use, clock, columns, state, v, alpha, y, C, s, col, diag, up,
-            low, index, gbar, missed, tol, max_iter, shrinking, two, period):
+def iterate(storage, slot_of, last_use, clock, columns, state, bounds, v, alpha, y, C, s, col,
+            diag, up, low, index, gbar, missed, tol, max_iter, shrinking, two, period):
     """Run SMO iterations until convergence, ``max_iter``, or a request to Python.
 
     Parameters
@@ -198,6 +211,8 @@ def iterate(storage, slot_of, last_use, clock, columns, state, v, alpha, y, C, s
         (n_slots,) and ``clock`` (1,) index and stamp them.
     state : ndarray of int64, shape (STATE_SIZE,)
         Iteration count, shrinking counters and flags, the active count, the requested sample.
+    bounds : ndarray of shape (4,)
+        With ``state[KNOWN]``: ``m`` and ``M`` of both groups from before a NEED_ROW.
     v, alpha, y, C, diag : ndarray of shape (n_var,)
         ``-y * grad`` (current on the active entries), the point, the signs, the bounds and
         ``K_{s(t) s(t)}``; ``s`` and ``col`` (n_var,) the samples and their positions in a
@@ -216,9 +231,15 @@ def iterate(storage, slot_of, last_use, clock, columns, state, v, alpha, y, C, s
     n_var = v.size
     n_active = state[N_ACTIVE]
     # m, M and i of the active set; the last step's pass computes them for the next iteration
-    i_pos, i_neg, m_pos, m_neg, low_min_pos, low_min_neg = _extremes(
-        n_active, v, up, low, y, two, 0.0, v, v, col
-    )
+    if state[KNOWN]:
+        i_pos, i_neg, m_pos, m_neg, low_min_pos, low_min_neg = (
+            state[I_POS], state[I_NEG], bounds[0], bounds[1], bounds[2], bounds[3]
+        )
+        state[KNOWN] = 0
+    else:
+        i_pos, i_neg, m_pos, m_neg, low_min_pos, low_min_neg = _extremes(
+            n_active, v, up, low, y, two, 0.0, v, v, col
+        )
     while state[ITERATIONS] < max_iter:
         if state[SHRINK_DUE]:
             state[SHRINK_DUE] = 0
@@ -242,17 +263,16 @@ def iterate(storage, slot_of, last_use, clock, columns, state, v, alpha, y, C, s
                 return CONVERGED
             state[RECHECK] = 1  # optimal on the active set: check the whole set
             return UNSHRINK
+        extremes = (i_pos, i_neg, m_pos, m_neg, low_min_pos, low_min_neg)
         slot_pos, slot_neg = -1, -1  # the row of i in each group that has candidates j
         if gap_pos > 0.0:
             slot_pos = _stored_row(s[i_pos], slot_of, last_use, clock)
             if slot_pos < 0:
-                state[NEEDED] = s[i_pos]
-                return NEED_ROW
+                return _need_row(s[i_pos], state, bounds, extremes)
         if gap_neg > 0.0:
             slot_neg = _stored_row(s[i_neg], slot_of, last_use, clock)
             if slot_neg < 0:
-                state[NEEDED] = s[i_neg]
-                return NEED_ROW
+                return _need_row(s[i_neg], state, bounds, extremes)
         row_pos = storage[slot_pos if slot_pos >= 0 else slot_neg]
         row_neg = storage[slot_neg if slot_neg >= 0 else slot_pos]
         j = _second_order_j(
@@ -260,8 +280,7 @@ def iterate(storage, slot_of, last_use, clock, columns, state, v, alpha, y, C, s
         )
         slot_j = _stored_row(s[j], slot_of, last_use, clock)
         if slot_j < 0:
-            state[NEEDED] = s[j]
-            return NEED_ROW
+            return _need_row(s[j], state, bounds, extremes)
         if two and y[j] < 0.0:
             i, m_i, row_i = i_neg, m_neg, row_neg
         else:

@@ -150,13 +150,11 @@ class KernelRows:
             source = self._rows_over(None)
         self._fill = source.fill
         self.diag = _finite(np.array(source.diag, dtype=np.float64), "the kernel's diagonal")
-        if budget_rows >= n:
-            self.mode = "full"
-            self._set_storage(np.zeros((n, n)))  # untouched (zero) pages cost no memory
-        else:
-            self.mode = "cache"
-            self._pool = np.empty(max(budget_rows, 3) * n)  # rows of any length share it
-            self._set_storage(self._pool.reshape(-1, n))
+        self.mode = "full" if budget_rows >= n else "cache"
+        # slots are taken in order of first use, so memory is touched only for rows computed;
+        # in cache mode rows of any length share the pool (restrict)
+        self._pool = np.empty(min(max(budget_rows, 3), n) * n)
+        self._set_storage(self._pool.reshape(-1, n))
 
     def _set_matrix(self, K):
         if K.ndim != 2 or K.shape[0] != K.shape[1]:
@@ -172,26 +170,29 @@ class KernelRows:
         self.columns = self.position = np.arange(self.n)
         self.slot_of = np.full(self.n, -1, dtype=np.int64)
         self._sample_in = np.full(storage.shape[0], -1, dtype=np.int64)  # inverse of slot_of
+        self._n_used = 0  # slots 0 .. _n_used - 1 hold rows
         self.last_use = np.zeros(storage.shape[0], dtype=np.int64)
         self.clock = np.ones(1, dtype=np.int64)
 
     # ------------------------------------------------------------------ rows
     def load(self, s):
-        """Compute and store row ``s`` (evicting the least recently used row in cache mode).
+        """Compute and store row ``s`` in the first unused slot, else in place of the least
+        recently used row (cache mode).
 
         Returns
         -------
         int
             Its slot in ``storage``.
         """
-        if self.mode == "full":
-            slot = s
+        if self._n_used < self.storage.shape[0]:
+            slot = self._n_used
+            self._n_used += 1
         else:
-            slot = int(np.argmin(self.last_use))  # unused slots (stamp 0) first, in order
-            if self._sample_in[slot] >= 0:
-                self.slot_of[self._sample_in[slot]] = -1
+            slot = int(np.argmin(self.last_use))
+        if self._sample_in[slot] >= 0:
+            self.slot_of[self._sample_in[slot]] = -1
         self.n_computed += 1
-        _finite(self._fill(s, self.storage[slot]), f"row {s} of the kernel matrix")
+        _finite(self._fill(s, self.storage[slot]), "row {} of the kernel matrix", s)
         self.slot_of[s], self._sample_in[slot] = slot, s
         self._stamp(slot)
         return slot
@@ -240,11 +241,13 @@ class KernelRows:
             stored = np.flatnonzero(self._sample_in >= 0)
             for slot in stored:
                 storage[slot] = self.storage[slot, keep]
-            last_use, sample_in, clock = self.last_use, self._sample_in, self.clock
+            last_use, sample_in, clock, n_used = (
+                self.last_use, self._sample_in, self.clock, self._n_used
+            )
             self._set_storage(storage)
             self.last_use[: last_use.size], self._sample_in[: sample_in.size] = last_use, sample_in
             self.slot_of[sample_in[stored]] = stored
-            self.clock = clock
+            self.clock, self._n_used = clock, n_used
         else:
             self._set_storage(storage)
         self.columns = columns
@@ -276,10 +279,6 @@ class KernelRows:
         if self.mode == "full":
             for c in cols[self.slot_of[cols] < 0]:
                 self.load(c)
-        if self.mode in ("precomputed", "full"):
-            wf = np.zeros(self.n)
-            wf[cols] = w
-            return (wf @ self.storage)[rows]  # one pass over the matrix; rows never filled are 0
         at = self.position[rows]
         stored = (self.slot_of[cols] >= 0) & bool(np.all(at >= 0))
         chunk = max(1, int(2**24 // (8 * self.n)))  # at most 16 MB of rows at a time
@@ -292,7 +291,7 @@ class KernelRows:
         for start in range(0, missing.size, chunk):
             part = missing[start : start + chunk]
             for k, c in enumerate(cols[part]):
-                _finite(fill(c, block[k]), f"row {c} of the kernel matrix")
+                _finite(fill(c, block[k]), "row {} of the kernel matrix", c)
             out += (w[part] @ block[: part.size])[rows]
         self.n_computed += missing.size
         return out
@@ -319,12 +318,15 @@ def _checked_rows(kernel, X, diag, columns):
     return GramRows(fill, diag, fast=False)
 
 
-def _finite(values, what):
-    """``values`` after checking that they are finite (a faulty kernel must not hang SMO)."""
+def _finite(values, what, *details):
+    """``values`` after checking that they are finite (a faulty kernel must not hang SMO).
+
+    The message names ``what.format(*details)``.
+    """
     if not np.all(np.isfinite(values)):
         raise ValueError(
-            f"the kernel returned non-finite values (NaN or infinite) for {what}; check its "
-            "hyperparameters and the scale of the inputs"
+            f"the kernel returned non-finite values (NaN or infinite) for "
+            f"{what.format(*details)}; check its hyperparameters and the scale of the inputs"
         )
     return values
 
@@ -556,12 +558,12 @@ class _Solver:
             self.converged = True
             return 0
         rows = self.rows
-        state = np.zeros(loop.STATE_SIZE, dtype=np.int64)
+        state, bounds = np.zeros(loop.STATE_SIZE, dtype=np.int64), np.zeros(4)
         state[loop.N_ACTIVE] = n_var
         state[loop.COUNTER] = min(n_var, SHRINK_PERIOD)
         while True:
             status = loop.iterate(
-                rows.storage, rows.slot_of, rows.last_use, rows.clock, rows.columns, state,
+                rows.storage, rows.slot_of, rows.last_use, rows.clock, rows.columns, state, bounds,
                 self.v, self.alpha, self.y, self.C, self.s, self.col, self.diag, self.up,
                 self.low, self.index, self.gbar, self.missed, self.tol, max_iter,
                 self.shrinking, self.two, SHRINK_PERIOD,
