@@ -21,7 +21,10 @@ sample ``s[t]``, whose kernel row is ``storage[slot_of[s[t]]]`` (``slot_of < 0``
 a row holds the samples ``columns``, entry ``t`` at position ``col[t]``. With two equality
 constraints the two signs of ``y`` are two groups, each with its own ``i``, ``m`` and ``M``;
 otherwise there is one group (named ``pos`` below). The loop only reads the row store and stamps
-``last_use`` of the rows it reads, so that the least recently used row is evicted first.
+``last_use`` of the rows it reads, so that the least recently used row is evicted first. Rows are
+read as ``storage[slot, col[t]]``, never through a view ``storage[slot]``: a view costs two
+atomic reference counts, which at a few per iteration weighed as much as a pass over a small
+active set.
 
 This module imports numba, which takes a noticeable fraction of a second, so :mod:`kmlib.smo`
 imports it on the first solve only.
@@ -42,23 +45,23 @@ CONVERGED, MAX_ITER, NEED_ROW, UNSHRINK, SHRUNK = range(5)
 
 
 @njit(cache=True)
-def _extremes(n_active, v, up, low, y, two, d, row_i, row_j, col):
+def _extremes(n_active, v, up, low, y, two, d, storage, slot_i, slot_j, col):
     """Per group: ``i = argmax_{I_up} v`` (WSS 3, step 1), ``m = v_i`` and ``M = min_{I_low} v``.
 
     With ``d != 0`` the same pass first applies the gradient update of the last step,
-    ``v_t -= d (K_ti - K_tj)`` (``row_i``, ``row_j``: the kernel rows of its pair); with
-    ``d = 0`` the rows are not read. Returns ``(i_pos, i_neg, m_pos, m_neg, low_min_pos,
-    low_min_neg)``; ``i = -1`` and ``m = -inf`` for a group without a variable in I_up,
-    ``M = +inf`` without one in I_low. Memberships are applied by selecting ``+-inf`` rather
-    than by branching: they follow no pattern, and a mispredicted branch costs more than the
-    comparison it skips.
+    ``v_t -= d (K_ti - K_tj)`` (the kernel rows of its pair in ``storage[slot_i]`` and
+    ``storage[slot_j]``); with ``d = 0`` the rows are not read. Returns ``(i_pos, i_neg,
+    m_pos, m_neg, low_min_pos, low_min_neg)``; ``i = -1`` and ``m = -inf`` for a group without
+    a variable in I_up, ``M = +inf`` without one in I_low. Memberships are applied by selecting
+    ``+-inf`` rather than by branching: they follow no pattern, and a mispredicted branch costs
+    more than the comparison it skips.
     """
     i_pos, i_neg = -1, -1
     m_pos, m_neg = -np.inf, -np.inf
     low_min_pos, low_min_neg = np.inf, np.inf
     for t in range(n_active):
         if d != 0.0:  # the gradient update in v = -y grad form
-            v[t] -= d * (row_i[col[t]] - row_j[col[t]])
+            v[t] -= d * (storage[slot_i, col[t]] - storage[slot_j, col[t]])
         neg = two and y[t] < 0.0
         up_v = v[t] if up[t] else -np.inf
         low_v = v[t] if low[t] else np.inf
@@ -72,13 +75,13 @@ def _extremes(n_active, v, up, low, y, two, d, row_i, row_j, col):
 
 
 @njit(cache=True)
-def _second_order_j(n_active, v, low, y, two, diag, col, i_pos, i_neg, m_pos, m_neg, row_pos,
-                    row_neg):
+def _second_order_j(n_active, v, low, y, two, diag, col, i_pos, i_neg, m_pos, m_neg, storage,
+                    slot_pos, slot_neg):
     """WSS 3, step 2: ``j`` maximises ``b_it^2 / a_it`` over ``t`` in I_low with ``v_t < m``.
 
-    ``row_pos``, ``row_neg``: kernel rows of the samples of ``i_pos`` and ``i_neg``, shape (m,)
-    (any stored row for a group without candidates). Returns ``j``, -1 when there is no
-    candidate.
+    ``storage[slot_pos]``, ``storage[slot_neg]``: kernel rows of the samples of ``i_pos`` and
+    ``i_neg`` (any stored row for a group without candidates). Returns ``j``, -1 when there is
+    no candidate.
     """
     j = -1
     best = -1.0
@@ -87,7 +90,7 @@ def _second_order_j(n_active, v, low, y, two, diag, col, i_pos, i_neg, m_pos, m_
         neg = two and y[t] < 0.0
         gain = (m_neg if neg else m_pos) - v[t]  # b_it = m(alpha) - v_t       (WSS 3, b_it)
         if low[t] and gain > 0.0:
-            k_pos, k_neg = row_pos[col[t]], row_neg[col[t]]  # both: a select, not a branch
+            k_pos, k_neg = storage[slot_pos, col[t]], storage[slot_neg, col[t]]  # a select
             curvature = (diag_neg if neg else diag_pos) + diag[t] - 2.0 * (k_neg if neg else k_pos)
             curvature = max(curvature, TAU)  # a_it = K_ii + K_tt - 2 K_it, tau if <= 0 (WSS 3)
             score = gain * gain / curvature
@@ -97,18 +100,18 @@ def _second_order_j(n_active, v, low, y, two, diag, col, i_pos, i_neg, m_pos, m_
 
 
 @njit(cache=True)
-def _track_upper_bound(t, before, row_t, alpha, y, C, s, columns, gbar, missed):
+def _track_upper_bound(t, before, storage, slot_t, alpha, y, C, s, columns, gbar, missed):
     """Keep ``gbar = K beta_C`` current when ``alpha_t`` reaches or leaves ``C_t`` (LIBSVM's G_bar).
 
-    ``row_t`` (m,) holds the samples ``columns`` only: the change is also added to
-    ``missed[s_t]`` (n,), from which Python brings the other samples up to date.
+    The row of ``t``, ``storage[slot_t]``, holds the samples ``columns`` only: the change is also
+    added to ``missed[s_t]`` (n,), from which Python brings the other samples up to date.
     """
     upper = alpha[t] >= C[t]
     if upper == (before >= C[t]):
         return
     coef = y[t] * C[t] if upper else -y[t] * C[t]
     for k in range(columns.size):
-        gbar[columns[k]] += coef * row_t[k]
+        gbar[columns[k]] += coef * storage[slot_t, k]
     missed[s[t]] += coef
 
 
@@ -124,14 +127,15 @@ def _set_membership(t, alpha, y, C, up, low):
 
 
 @njit(cache=True)
-def _step(i, j, m_i, row_i, row_j, v, alpha, y, C, s, col, diag, up, low, columns, gbar,
-          missed):
+def _step(i, j, m_i, storage, slot_i, slot_j, v, alpha, y, C, s, col, diag, up, low, columns,
+          gbar, missed):
     """Solve the two-variable subproblem exactly (Fan, Chen & Lin 2005); returns the step ``d``.
 
     Updates ``alpha``, the memberships and ``gbar``; ``v`` changes by ``-d (K_ti - K_tj)``,
-    which the next :func:`_extremes` applies. ``row_i``, ``row_j``: rows of ``i`` and ``j``.
+    which the next :func:`_extremes` applies. ``storage[slot_i]``, ``storage[slot_j]``: the
+    rows of ``i`` and ``j``.
     """
-    curvature = max(diag[i] + diag[j] - 2.0 * row_i[col[j]], TAU)  # as in the selection
+    curvature = max(diag[i] + diag[j] - 2.0 * storage[slot_i, col[j]], TAU)  # as in WSS 3
     d = (m_i - v[j]) / curvature  # unconstrained step along y_i e_i - y_j e_j
     alpha_i, alpha_j = alpha[i], alpha[j]
     y_i, y_j = y[i], y[j]
@@ -145,8 +149,8 @@ def _step(i, j, m_i, row_i, row_j, v, alpha, y, C, s, col, diag, up, low, column
         new_i, new_j = alpha_i + y_i * d, alpha_j - y_j * d
     alpha[i] = min(max(new_i, 0.0), C[i])
     alpha[j] = min(max(new_j, 0.0), C[j])
-    _track_upper_bound(i, alpha_i, row_i, alpha, y, C, s, columns, gbar, missed)
-    _track_upper_bound(j, alpha_j, row_j, alpha, y, C, s, columns, gbar, missed)
+    _track_upper_bound(i, alpha_i, storage, slot_i, alpha, y, C, s, columns, gbar, missed)
+    _track_upper_bound(j, alpha_j, storage, slot_j, alpha, y, C, s, columns, gbar, missed)
     _set_membership(i, alpha, y, C, up, low)
     _set_membership(j, alpha, y, C, up, low)
     return d
@@ -238,7 +242,7 @@ def iterate(storage, slot_of, last_use, clock, columns, state, bounds, v, alpha,
         state[KNOWN] = 0
     else:
         i_pos, i_neg, m_pos, m_neg, low_min_pos, low_min_neg = _extremes(
-            n_active, v, up, low, y, two, 0.0, v, v, col
+            n_active, v, up, low, y, two, 0.0, storage, 0, 0, col
         )
     while state[ITERATIONS] < max_iter:
         if state[SHRINK_DUE]:
@@ -273,23 +277,23 @@ def iterate(storage, slot_of, last_use, clock, columns, state, bounds, v, alpha,
             slot_neg = _stored_row(s[i_neg], slot_of, last_use, clock)
             if slot_neg < 0:
                 return _need_row(s[i_neg], state, bounds, extremes)
-        row_pos = storage[slot_pos if slot_pos >= 0 else slot_neg]
-        row_neg = storage[slot_neg if slot_neg >= 0 else slot_pos]
+        if slot_pos < 0 or slot_neg < 0:  # a group without candidates reads the other's row
+            slot_pos = slot_neg = max(slot_pos, slot_neg)
         j = _second_order_j(
-            n_active, v, low, y, two, diag, col, i_pos, i_neg, m_pos, m_neg, row_pos, row_neg
+            n_active, v, low, y, two, diag, col, i_pos, i_neg, m_pos, m_neg, storage, slot_pos,
+            slot_neg,
         )
         slot_j = _stored_row(s[j], slot_of, last_use, clock)
         if slot_j < 0:
             return _need_row(s[j], state, bounds, extremes)
         if two and y[j] < 0.0:
-            i, m_i, row_i = i_neg, m_neg, row_neg
+            i, m_i, slot_i = i_neg, m_neg, slot_neg
         else:
-            i, m_i, row_i = i_pos, m_pos, row_pos
-        row_j = storage[slot_j]
-        d = _step(i, j, m_i, row_i, row_j, v, alpha, y, C, s, col, diag, up, low, columns, gbar,
-                  missed)
+            i, m_i, slot_i = i_pos, m_pos, slot_pos
+        d = _step(i, j, m_i, storage, slot_i, slot_j, v, alpha, y, C, s, col, diag, up, low,
+                  columns, gbar, missed)
         i_pos, i_neg, m_pos, m_neg, low_min_pos, low_min_neg = _extremes(
-            n_active, v, up, low, y, two, d, row_i, row_j, col
+            n_active, v, up, low, y, two, d, storage, slot_i, slot_j, col
         )
         state[ITERATIONS] += 1
         if state[RECHECK]:  # the whole set was not optimal: shrink again at once

@@ -289,17 +289,16 @@ class Kernel:
         Returns
         -------
         GramRows
-            Its ``fill(s, out)`` writes ``k(X)[s, columns]``, shape (m,).
+            Its ``fill(samples, out)`` writes ``k(X)[samples][:, columns]``, shape (b, m).
         """
         X = self._check_inputs(X, "X")
         diag = np.asarray(self.diag(X), dtype=np.float64)
         columns, where = _column_positions(diag.size, columns)
         X_columns = X[columns]
 
-        def fill(s, out):
-            out[:] = self(X_columns, X[s : s + 1])[:, 0]
-            if where[s] >= 0:  # a White term belongs to the Gram matrix, not to k(X, X[s])
-                out[where[s]] = diag[s]
+        def fill(samples, out):
+            out[:] = self(X[samples], X_columns)
+            _set_diagonal(out, samples, where, diag)
             return out
 
         return GramRows(fill, diag, fast=False)
@@ -311,8 +310,8 @@ class GramRows(NamedTuple):
     Attributes
     ----------
     fill : callable
-        ``fill(s, out)`` writes row ``s`` over the chosen columns, shape (m,), into ``out`` and
-        returns it.
+        ``fill(samples, out)`` writes the rows of ``samples`` (int array, shape (b,)) over the
+        chosen columns into ``out``, shape (b, m), and returns it.
     diag : ndarray of shape (n,)
         The diagonal.
     fast : bool
@@ -330,6 +329,14 @@ def _column_positions(n, columns):
     where = np.full(n, -1, dtype=np.intp)
     where[columns] = np.arange(columns.size)
     return columns, where
+
+
+def _set_diagonal(out, samples, where, diag):
+    """Entries ``(s, s)`` of rows of a Gram matrix: ``k(X)`` holds a White term there, but
+    ``k(X[s], X)`` does not. ``where``: each sample's column in ``out``, -1 if none."""
+    at = where[samples]
+    inside = np.flatnonzero(at >= 0)
+    out[inside, at[inside]] = diag[samples[inside]]
 
 
 def _as_kernel(value, expression):
@@ -360,9 +367,10 @@ class _Stationary(Kernel):
     origin to the inputs' mean; the few pairs so close that this loses digits (their distance
     below ``CLOSE_PAIRS`` of the norms) are recomputed from their differences, so that the
     result is as accurate as the pairwise form, which matters for kernels with a kink at zero
-    such as the exponential. Rows for solvers (:meth:`gram_rows`) reuse the scaled inputs and
-    their norms: one matrix-vector product per row. Every kernel built on this class, and every
-    sum or product of them, shares these paths.
+    such as the exponential. Rows for solvers (:meth:`gram_rows`) sum the squared differences
+    directly, a few rows at a time, in one compiled pass per input dimension
+    (:mod:`kmlib._distance_rows`). Every kernel built on this class, and every sum or product of
+    them, shares these paths.
     """
 
     def _scaled(self, X, lengthscale):
@@ -400,24 +408,16 @@ class _Stationary(Kernel):
         return np.full(X.shape[0], h.variance)
 
     def gram_rows(self, X, columns=None):
+        from ._distance_rows import squared_distances  # numba: imported when rows are needed
+
         h = self._values()
         X = self._check_inputs(X, "X")
-        Xs = np.ascontiguousarray(self._scaled(X - X.mean(axis=0), h.lengthscale))
-        norms = np.einsum("nd,nd->n", Xs, Xs)
-        columns, where = _column_positions(X.shape[0], columns)
-        X_columns, norms_columns = np.ascontiguousarray(Xs[columns]), norms[columns]
-        minus_2x = -2.0 * X_columns  # exact scaling: one product gives -2 x_t^T x_s
+        Xs = np.ascontiguousarray(self._scaled(X, h.lengthscale), dtype=np.float64)
+        columns, _ = _column_positions(X.shape[0], columns)
+        columns_t = np.ascontiguousarray(Xs[columns].T)
 
-        # as few passes over the row as possible: SMO computes thousands of rows
-        def fill(s, out):
-            scale = norms_columns + norms[s]
-            np.dot(minus_2x, Xs[s], out=out)  # BLAS gemv
-            out += scale  # squared distances, summed as in _squared_distances
-            close = np.flatnonzero(out < CLOSE_PAIRS * scale)
-            if close.size == 1 and close[0] == where[s]:  # only the pair (s, s): distance 0
-                out[close] = 0.0
-            elif close.size:  # the others from their differences; none is then negative
-                out[close] = np.sum((X_columns[close] - Xs[s]) ** 2, axis=1)
+        def fill(samples, out):
+            squared_distances(columns_t, Xs[samples], out)
             np.copyto(out, self._profile(out, h))
             return out
 
@@ -1025,10 +1025,9 @@ class _InputFree(Kernel):
         _, where = _column_positions(diag.size, columns)
         off_diagonal = 0.0 if isinstance(self, White) else float(h.variance)
 
-        def fill(s, out):
+        def fill(samples, out):
             out.fill(off_diagonal)
-            if where[s] >= 0:
-                out[where[s]] = diag[s]
+            _set_diagonal(out, samples, where, diag)
             return out
 
         return GramRows(fill, diag, fast=True)
@@ -1181,11 +1180,9 @@ def _combined_rows(pair, X, combine, columns):
     first, second = pair.k1.gram_rows(X, columns), pair.k2.gram_rows(X, columns)
     if not (first.fast and second.fast):
         return Kernel.gram_rows(pair, X, columns)
-    buffer = np.empty(first.diag.size if columns is None else len(columns))
-
-    def fill(s, out):
-        first.fill(s, out)
-        combine(out, second.fill(s, buffer), out=out)
+    def fill(samples, out):
+        first.fill(samples, out)
+        combine(out, second.fill(samples, np.empty_like(out)), out=out)
         return out
 
     return GramRows(fill, combine(first.diag, second.diag), fast=True)

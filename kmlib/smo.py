@@ -56,7 +56,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ._kernel_checks import evaluate_kernel
-from .kernels import GramRows, Kernel, _column_positions
+from .kernels import GramRows, Kernel, _column_positions, _set_diagonal
 
 __all__ = ["TAU", "KernelRows", "SMOResult", "duality_gap", "solve"]
 
@@ -69,6 +69,10 @@ TAU = 1e-12
 SHRINK_PERIOD = 1000
 
 _MIB = float(1 << 20)
+#: In full mode rows are computed in blocks of about this many bytes: the row path costs a few
+#: microseconds per call, which a block spreads over its rows, while a larger block computes
+#: more rows that SMO never asks for.
+ROW_BLOCK_BYTES = 1 << 16
 
 
 # ====================================================================== kernel rows
@@ -151,6 +155,7 @@ class KernelRows:
         self._fill = source.fill
         self.diag = _finite(np.array(source.diag, dtype=np.float64), "the kernel's diagonal")
         self.mode = "full" if budget_rows >= n else "cache"
+        self._block = max(1, ROW_BLOCK_BYTES // (8 * n)) if self.mode == "full" else 1
         # slots are taken in order of first use, so memory is touched only for rows computed;
         # in cache mode rows of any length share the pool (restrict)
         self._pool = np.empty(min(max(budget_rows, 3), n) * n)
@@ -179,23 +184,35 @@ class KernelRows:
         """Compute and store row ``s`` in the first unused slot, else in place of the least
         recently used row (cache mode).
 
+        In full mode, where every row finds a place, the rows of its block of samples (about
+        ``ROW_BLOCK_BYTES``) are computed with it: one call per block costs less than one per
+        row when, as in SMO, most rows end up being needed.
+
         Returns
         -------
         int
             Its slot in ``storage``.
         """
+        if self.mode == "full":
+            first = s - s % self._block
+            samples = np.arange(first, min(first + self._block, self.n))
+            samples = samples[self.slot_of[samples] < 0]
+        else:
+            samples = np.array([s])
         if self._n_used < self.storage.shape[0]:
             slot = self._n_used
-            self._n_used += 1
-        else:
+            self._n_used += samples.size
+        else:  # cache mode, full: the least recently used row goes
             slot = int(np.argmin(self.last_use))
-        if self._sample_in[slot] >= 0:
-            self.slot_of[self._sample_in[slot]] = -1
-        self.n_computed += 1
-        _finite(self._fill(s, self.storage[slot]), "row {} of the kernel matrix", s)
-        self.slot_of[s], self._sample_in[slot] = slot, s
-        self._stamp(slot)
-        return slot
+            if self._sample_in[slot] >= 0:
+                self.slot_of[self._sample_in[slot]] = -1
+        slots = np.arange(slot, slot + samples.size)
+        self.n_computed += samples.size
+        block = self.storage[slot : slot + samples.size]
+        _finite(self._fill(samples, block), "rows {} of the kernel matrix", samples)
+        self.slot_of[samples], self._sample_in[slots] = slots, samples
+        self._stamp(slots)
+        return self.slot_of[s]
 
     def _stamp(self, slot):
         self.last_use[slot] = self.clock[0]
@@ -290,16 +307,15 @@ class KernelRows:
         block = np.empty((min(chunk, missing.size), self.n))
         for start in range(0, missing.size, chunk):
             part = missing[start : start + chunk]
-            for k, c in enumerate(cols[part]):
-                _finite(fill(c, block[k]), "row {} of the kernel matrix", c)
-            out += (w[part] @ block[: part.size])[rows]
+            rows_c = _finite(fill(cols[part], block[: part.size]), "rows {}", cols[part])
+            out += (w[part] @ rows_c)[rows]
         self.n_computed += missing.size
         return out
 
 
 def _checked_rows(kernel, X, diag, columns):
-    """Gram rows of a kernel without a fast row path: one checked call ``k(X[columns], X[s])``
-    per row (``columns``: all samples when None).
+    """Gram rows of a kernel without a fast row path: one checked call
+    ``k(X[samples], X[columns])`` per block of rows (``columns``: all samples when None).
 
     ``diag`` is the kernel's diagonal; for a plain callable (``None``) it is evaluated point by
     point.
@@ -309,10 +325,9 @@ def _checked_rows(kernel, X, diag, columns):
     columns, where = _column_positions(X.shape[0], columns)
     X_columns = X[columns]
 
-    def fill(s, out):
-        out[:] = evaluate_kernel(kernel, X_columns, X[s : s + 1])[:, 0]
-        if where[s] >= 0:  # a White term belongs to the Gram matrix, not to k(X, X[s])
-            out[where[s]] = diag[s]
+    def fill(samples, out):
+        out[:] = evaluate_kernel(kernel, X[samples], X_columns)
+        _set_diagonal(out, samples, where, diag)
         return out
 
     return GramRows(fill, diag, fast=False)
