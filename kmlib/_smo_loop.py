@@ -90,8 +90,8 @@ def _second_order_j(n_active, v, low, y, two, diag, col, i_pos, i_neg, m_pos, m_
         neg = two and y[t] < 0.0
         gain = (m_neg if neg else m_pos) - v[t]  # b_it = m(alpha) - v_t       (WSS 3, b_it)
         if low[t] and gain > 0.0:
-            k_pos, k_neg = storage[slot_pos, col[t]], storage[slot_neg, col[t]]  # a select
-            curvature = (diag_neg if neg else diag_pos) + diag[t] - 2.0 * (k_neg if neg else k_pos)
+            k_it = storage[slot_neg if neg else slot_pos, col[t]]
+            curvature = (diag_neg if neg else diag_pos) + diag[t] - 2.0 * k_it
             curvature = max(curvature, TAU)  # a_it = K_ii + K_tt - 2 K_it, tau if <= 0 (WSS 3)
             score = gain * gain / curvature
             if score > best:
@@ -201,6 +201,17 @@ def _stored_row(sample, slot_of, last_use, clock):
         last_use[slot] = clock[0]
         clock[0] += 1
     return slot
+
+
+@njit(cache=True)
+def add_weighted_rows(storage, slots, weights, at, out):
+    """``out[r] += sum_c weights[c] * storage[slots[c], at[r]]``: stored rows, read in place.
+
+    ``slots`` and ``weights`` (c,), ``at`` and ``out`` (r,).
+    """
+    for c in range(slots.size):
+        for r in range(at.size):
+            out[r] += weights[c] * storage[slots[c], at[r]]
 
 
 @njit(cache=True)

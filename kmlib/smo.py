@@ -30,7 +30,8 @@ using second order information for training support vector machines", JMLR 6:188
   gradient part from variables at their upper bound is kept per sample (LIBSVM's
   :math:`\bar G`), so that reconstructing the gradient needs the rows of free variables only;
 * **kernel rows** computed on demand: the full Gram matrix is kept when it fits ``cache_size``
-  megabytes (its rows filled only when first used), otherwise a least-recently-used cache of rows.
+  megabytes (its rows filled, a block at a time, only when first used), otherwise a
+  least-recently-used cache of rows, which shrinking restricts to the active samples.
 
 The code follows the paper, not LIBSVM's source. Inside the solver it works with
 :math:`v_t = -y_t \nabla f_t`, so that :math:`m = \max_{I_{up}} v`, :math:`M = \min_{I_{low}} v`
@@ -39,7 +40,8 @@ and one SMO step along the feasible direction ``d`` changes ``v`` by
 (:mod:`kmlib._smo_loop`, cached on disk): selection, step, gradient update and shrinking are a
 few passes over the active variables, as in LIBSVM. The loop returns to Python only to have a
 kernel row computed (by the kernel's own :meth:`~kmlib.kernels.Kernel.gram_rows`, checked for
-finiteness) or the gradient of shrunk variables reconstructed, then resumes.
+finiteness), the gradient of shrunk variables reconstructed or the row cache cut down to the
+active samples, then resumes.
 
 :func:`duality_gap` gives a certificate for any feasible point: :math:`f(\alpha) - f^\star`
 is at most the returned gap, and it is at most :math:`\varepsilon\sum_t C_t` at the solver's
@@ -81,10 +83,11 @@ class KernelRows:
 
     When the whole ``n x n`` matrix fits ``cache_size`` megabytes it is allocated once; a kernel
     with a fast row path (:meth:`kmlib.kernels.Kernel.gram_rows`: the stationary kernels and
-    sums and products of them) fills each row the first time the solver needs it (rows of
-    samples that never enter a working set are never computed), any other kernel is evaluated
-    once as a whole. Otherwise rows live in a least-recently-used cache of ``cache_size``
-    megabytes (at least three rows), like LIBSVM's kernel cache. Every row is checked: a kernel
+    sums and products of them) fills a row, with the rows of a small block of neighbouring
+    samples, the first time the solver needs it (blocks the solver never reaches are never
+    computed), any other kernel is evaluated once as a whole. Otherwise rows live in a
+    least-recently-used cache of ``cache_size`` megabytes (at least three rows), like LIBSVM's
+    kernel cache. Every row is checked: a kernel
     that returns NaN or infinite values stops the solver with a ``ValueError``.
 
     In cache mode the stored rows can be restricted to some ``columns`` (:meth:`restrict`):
@@ -289,20 +292,21 @@ class KernelRows:
         -------
         ndarray of shape (r,)
         """
+        from ._smo_loop import add_weighted_rows  # numba: KernelRows serves solves only
+
         out = np.zeros(len(rows))
         if len(cols) == 0 or len(rows) == 0:
             return out
         rows, cols, w = np.asarray(rows), np.asarray(cols), np.asarray(w, dtype=np.float64)
         if self.mode == "full":
-            for c in cols[self.slot_of[cols] < 0]:
-                self.load(c)
+            for c in cols:
+                if self.slot_of[c] < 0:  # a block loaded for an earlier c may hold it
+                    self.load(c)
         at = self.position[rows]
         stored = (self.slot_of[cols] >= 0) & bool(np.all(at >= 0))
+        add_weighted_rows(self.storage, self.slot_of[cols[stored]], w[stored], at, out)
+        missing = np.flatnonzero(~stored)
         chunk = max(1, int(2**24 // (8 * self.n)))  # at most 16 MB of rows at a time
-        have, missing = np.flatnonzero(stored), np.flatnonzero(~stored)
-        for start in range(0, have.size, chunk):
-            part = have[start : start + chunk]
-            out += (w[part] @ self.storage[self.slot_of[cols[part]]])[at]
         fill = self._rows_over(None).fill if missing.size else None
         block = np.empty((min(chunk, missing.size), self.n))
         for start in range(0, missing.size, chunk):
