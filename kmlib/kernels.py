@@ -361,7 +361,8 @@ def _short(value):
 class _Stationary(Kernel):
     r"""Kernels of the scaled distance, with one length-scale or one per dimension (ARD).
 
-    A subclass gives the kernel as a function of the scaled squared distance, ``_profile``.
+    A subclass gives the kernel as a function of the scaled squared distance,
+    ``_profile(sq, h, out=None)`` (``out``: where to write it, which may be ``sq`` itself).
     Squared distances come, in many dimensions, from :math:`\lVert\mathbf a\rVert^2 +
     \lVert\mathbf b\rVert^2 - 2\mathbf a^T\mathbf b` (one matrix product) after moving the
     origin to the inputs' mean; the few pairs so close that this loses digits (their distance
@@ -418,7 +419,7 @@ class _Stationary(Kernel):
 
         def fill(samples, out):
             squared_distances(columns_t, Xs[samples], out)
-            np.copyto(out, self._profile(out, h))
+            self._profile(out, h, out=out)
             return out
 
         return GramRows(fill, self._diag(X, h), fast=True)
@@ -474,8 +475,8 @@ class RBF(_Stationary):
         self.variance = variance
         self.limits = limits
 
-    def _profile(self, sq, h):
-        K = np.exp(np.multiply(sq, -0.5))
+    def _profile(self, sq, h, out=None):
+        K = np.exp(np.multiply(sq, -0.5, out=out), out=out)
         if h.variance != 1.0:
             K *= h.variance
         return K  # PRML (6.23)
@@ -552,8 +553,8 @@ class Matern(_Stationary):
             shape[overflow], dshape_dz[overflow] = _matern_integral(z[overflow], nu)
         return shape, np.sqrt(2.0 * nu) * dshape_dz
 
-    def _profile(self, sq, h):
-        return h.variance * self._shape_and_slope(np.sqrt(sq))[0]
+    def _profile(self, sq, h, out=None):
+        return np.multiply(h.variance, self._shape_and_slope(np.sqrt(sq))[0], out=out)
 
     def _gram_and_gradient(self, X, h):
         s = self._sq_dist(X, None, h.lengthscale)
@@ -643,8 +644,8 @@ class RationalQuadratic(_Stationary):
         self.alpha = alpha
         self.limits = limits
 
-    def _profile(self, sq, h):
-        return h.variance * (1.0 + sq / (2.0 * h.alpha)) ** (-h.alpha)
+    def _profile(self, sq, h, out=None):
+        return np.multiply(h.variance, (1.0 + sq / (2.0 * h.alpha)) ** (-h.alpha), out=out)
 
     def _gram_and_gradient(self, X, h):
         s = self._sq_dist(X, None, h.lengthscale)
