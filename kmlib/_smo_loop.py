@@ -172,14 +172,38 @@ def _shrink(n_active, v, alpha, y, C, s, col, diag, up, low, index, two, m_pos, 
         never[t] = (up[t] and not low[t] and v[t] < m_low) or (
             low[t] and not up[t] and v[t] > m_up
         )
-    order = np.argsort(never, kind="mergesort")  # stable: kept first, each part in order
-    for values in (v, alpha, y, C, diag):
-        values[:n_active] = values[order]
-    for values in (s, col, index):
-        values[:n_active] = values[order]
-    for values in (up, low):
-        values[:n_active] = values[order]
-    return n_active - int(never.sum())
+    order = np.empty(n_active, dtype=np.int64)  # kept entries first, then dropped ones
+    kept = 0
+    for t in range(n_active):
+        if not never[t]:
+            order[kept] = t
+            kept += 1
+    dropped = kept
+    for t in range(n_active):
+        if never[t]:
+            order[dropped] = t
+            dropped += 1
+    _permute(v, order)
+    _permute(alpha, order)
+    _permute(y, order)
+    _permute(C, order)
+    _permute(diag, order)
+    _permute(s, order)
+    _permute(col, order)
+    _permute(index, order)
+    _permute(up, order)
+    _permute(low, order)
+    return kept
+
+
+@njit(cache=True)
+def _permute(values, order):
+    """``values[:order.size] = values[order]``."""
+    moved = np.empty(order.size, dtype=values.dtype)
+    for k in range(order.size):
+        moved[k] = values[order[k]]
+    for k in range(order.size):
+        values[k] = moved[k]
 
 
 @njit(cache=True)
