@@ -10,7 +10,8 @@ them without returning to Python until it needs something only Python provides:
   again, which repeats the selection of that iteration (nothing has changed yet) and goes on;
 * the gradient of the shrunk variables (``UNSHRINK``): Python reconstructs it and makes every
   variable active again;
-* after shrinking (``SHRUNK``), a chance to restrict the stored rows to the active samples.
+* after shrinking, if ``report_shrinking`` (``SHRUNK``), a chance to restrict the stored rows
+  to the active samples.
 
 Everything is in the notation of :mod:`kmlib.smo`: ``v = -y * grad``, ``m = max_{I_up} v``,
 ``M = min_{I_low} v``. As in LIBSVM the per-variable arrays are kept permuted so that the active
@@ -240,7 +241,8 @@ def add_weighted_rows(storage, slots, weights, at, out):
 
 @njit(cache=True)
 def iterate(storage, slot_of, last_use, clock, columns, state, bounds, v, alpha, y, C, s, col,
-            diag, up, low, index, gbar, missed, tol, max_iter, shrinking, two, period):
+            diag, up, low, index, gbar, missed, tol, max_iter, shrinking, two, period,
+            report_shrinking):
     """Run SMO iterations until convergence, ``max_iter``, or a request to Python.
 
     Parameters
@@ -260,7 +262,8 @@ def iterate(storage, slot_of, last_use, clock, columns, state, bounds, v, alpha,
         their upper bound, ``missed`` (n,) its changes not yet applied outside ``columns``.
     tol : float
     max_iter, period : int
-    shrinking, two : bool
+    shrinking, two, report_shrinking : bool
+        ``report_shrinking``: return ``SHRUNK`` after a shrinking step that dropped variables.
 
     Returns
     -------
@@ -294,8 +297,12 @@ def iterate(storage, slot_of, last_use, clock, columns, state, bounds, v, alpha,
                     low_min_pos, low_min_neg,
                 )
                 if kept < n_active:
-                    state[N_ACTIVE] = kept
-                    return SHRUNK
+                    state[N_ACTIVE] = n_active = kept
+                    if report_shrinking:
+                        return SHRUNK
+                    i_pos, i_neg, m_pos, m_neg, low_min_pos, low_min_neg = _extremes(
+                        n_active, v, up, low, y, two, 0.0, storage, 0, 0, col
+                    )  # the same values, at the entries' new places
         gap_pos, gap_neg = m_pos - low_min_pos, m_neg - low_min_neg
         if max(gap_pos, gap_neg) < tol:  # stopping rule m(alpha) - M(alpha) < eps
             if n_active == n_var:

@@ -586,11 +586,11 @@ class _Solver:
                 rows.storage, rows.slot_of, rows.last_use, rows.clock, rows.columns, state, bounds,
                 self.v, self.alpha, self.y, self.C, self.s, self.col, self.diag, self.up,
                 self.low, self.index, self.gbar, self.missed, self.tol, max_iter,
-                self.shrinking, self.two, SHRINK_PERIOD,
+                self.shrinking, self.two, SHRINK_PERIOD, rows.mode == "cache",
             )  # fmt: skip
             if status == loop.NEED_ROW:
                 rows.load(int(state[loop.NEEDED]))
-            elif status == loop.SHRUNK:  # shorter rows, if that saves enough
+            elif status == loop.SHRUNK:  # cache mode: shorter rows, if that saves enough
                 self._restrict(np.unique(self.s[: state[loop.N_ACTIVE]]))
             elif status == loop.UNSHRINK:
                 self._unshrink(state[loop.N_ACTIVE])
