@@ -7,7 +7,7 @@ them without returning to Python until it needs something only Python provides:
 
 * a kernel row that is not in the store of :class:`kmlib.smo.KernelRows` (``NEED_ROW``, the
   sample in ``state[NEEDED]``): Python computes and checks the row, then calls :func:`iterate`
-  again, which repeats the selection of that iteration (nothing has changed yet) and goes on;
+  again, which resumes that iteration (nothing has changed; the first selection pass is kept);
 * the gradient of the shrunk variables (``UNSHRINK``): Python reconstructs it and makes every
   variable active again;
 * after shrinking, if ``report_shrinking`` (``SHRUNK``), a chance to restrict the stored rows

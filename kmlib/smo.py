@@ -239,20 +239,15 @@ class KernelRows:
         """Make the stored rows hold the samples ``columns`` (increasing), in cache mode only.
 
         Stored rows are cut down to them when ``columns`` is a subset of the present columns
-        by at least a quarter (a smaller saving is not worth the copy); a set that is not a
-        subset empties the cache.
-
-        Returns
-        -------
-        bool
-            Whether ``columns`` and ``position`` changed.
+        by at least a quarter (a smaller saving is not worth the copy; the present columns are
+        then kept); a set that is not a subset empties the cache.
         """
         columns = np.asarray(columns, dtype=np.int64)
         if self.mode != "cache" or np.array_equal(columns, self.columns):
-            return False
+            return
         subset = bool(np.all(self.position[columns] >= 0))
         if subset and columns.size > 0.75 * self.columns.size:
-            return False
+            return
         width = max(columns.size, 1)
         n_slots = min(self.n, self._pool.size // width)
         storage = self._pool[: n_slots * width].reshape(n_slots, width)
@@ -274,7 +269,6 @@ class KernelRows:
         self.position = np.full(self.n, -1, dtype=np.int64)
         self.position[columns] = np.arange(columns.size)
         self._fill = self._rows_over(columns).fill
-        return True
 
     def dot(self, rows, cols, w):
         """``K[rows][:, cols] @ w``, from the rows of the samples ``cols`` (K is symmetric).
