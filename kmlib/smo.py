@@ -150,7 +150,7 @@ class KernelRows:
             self.n_computed = n
             return
         if fast:
-            self._rows_over = lambda columns: kernel.gram_rows(self.X, columns)
+            self._rows_over = partial(kernel.gram_rows, self.X)  # no cycle through self
         else:
             diag = None if source is None else source.diag
             self._rows_over = partial(_checked_rows, kernel, self.X, diag)
