@@ -71,10 +71,11 @@ TAU = 1e-12
 SHRINK_PERIOD = 1000
 
 _MIB = float(1 << 20)
-#: In full mode rows are computed in blocks of about this many bytes: the row path costs a few
-#: microseconds per call, which a block spreads over its rows, while a larger block computes
-#: more rows that SMO never asks for.
-ROW_BLOCK_BYTES = 1 << 16
+#: In full mode rows are computed in blocks of ``(ROW_BLOCK_SAMPLES / n)**2`` rows (at least one):
+#: a call of the row path costs about as much as a row of a few thousand entries, which a block
+#: spreads over its rows, but a block also computes rows SMO never asks for, and with more
+#: samples a smaller share of them is asked for (sizes measured with benchmarks/bench_svm.py).
+ROW_BLOCK_SAMPLES = 5000
 
 
 # ====================================================================== kernel rows
@@ -158,7 +159,7 @@ class KernelRows:
         self._fill = source.fill
         self.diag = _finite(np.array(source.diag, dtype=np.float64), "the kernel's diagonal")
         self.mode = "full" if budget_rows >= n else "cache"
-        self._block = max(1, ROW_BLOCK_BYTES // (8 * n)) if self.mode == "full" else 1
+        self._block = max(1, (ROW_BLOCK_SAMPLES // n) ** 2) if self.mode == "full" else 1
         # slots are taken in order of first use, so memory is touched only for rows computed;
         # in cache mode rows of any length share the pool (restrict)
         self._pool = np.empty(min(max(budget_rows, 3), n) * n)
@@ -187,9 +188,9 @@ class KernelRows:
         """Compute and store row ``s`` in the first unused slot, else in place of the least
         recently used row (cache mode).
 
-        In full mode, where every row finds a place, the rows of its block of samples (about
-        ``ROW_BLOCK_BYTES``) are computed with it: one call per block costs less than one per
-        row when, as in SMO, most rows end up being needed.
+        In full mode, where every row finds a place, the rows of its block of samples
+        (``ROW_BLOCK_SAMPLES``) are computed with it: one call per block costs less than one
+        per row when, as in SMO on few samples, most rows end up being needed.
 
         Returns
         -------
