@@ -268,27 +268,33 @@ class Kernel:
         return Product(_as_kernel(other, "c * k"), self)
 
     # ------------------------------------------------------------------ rows for solvers
-    def gram_rows(self, X):
+    def gram_rows(self, X, columns=None):
         """Rows of the Gram matrix ``k(X)`` one at a time, for solvers that need only some.
 
         Kernels of the scaled distance (and sums and products of them) precompute what every
         row shares, so that a row costs one matrix-vector product; other kernels are called
-        on ``(X, X[s])``.
+        on ``(X[columns], X[s])``.
 
         Parameters
         ----------
         X : array_like of shape (n, d)
+        columns : array_like of int, shape (m,), optional
+            The samples each row is restricted to (all by default): a solver that has set
+            samples aside needs only ``k(X)[s, columns]``.
 
         Returns
         -------
         GramRows
+            Its ``fill(samples, out)`` writes ``k(X)[samples][:, columns]``, shape (b, m).
         """
         X = self._check_inputs(X, "X")
         diag = np.asarray(self.diag(X), dtype=np.float64)
+        columns, where = _column_positions(diag.size, columns)
+        X_columns = X[columns]
 
-        def fill(s, out):
-            out[:] = self(X, X[s : s + 1])[:, 0]
-            out[s] = diag[s]  # a White term belongs to the Gram matrix, not to k(X, X[s])
+        def fill(samples, out):
+            out[:] = self(X[samples], X_columns)
+            _set_diagonal(out, samples, where, diag)
             return out
 
         return GramRows(fill, diag, fast=False)
@@ -300,7 +306,8 @@ class GramRows(NamedTuple):
     Attributes
     ----------
     fill : callable
-        ``fill(s, out)`` writes row ``s``, shape (n,), into ``out`` and returns it.
+        ``fill(samples, out)`` writes the rows of ``samples`` (int array, shape (b,)) over the
+        chosen columns into ``out``, shape (b, m), and returns it.
     diag : ndarray of shape (n,)
         The diagonal.
     fast : bool
@@ -310,6 +317,22 @@ class GramRows(NamedTuple):
     fill: object
     diag: np.ndarray
     fast: bool
+
+
+def _column_positions(n, columns):
+    """``columns`` (``range(n)`` when None) and each sample's position in it, -1 if absent."""
+    columns = np.arange(n) if columns is None else np.asarray(columns, dtype=np.intp)
+    where = np.full(n, -1, dtype=np.intp)
+    where[columns] = np.arange(columns.size)
+    return columns, where
+
+
+def _set_diagonal(out, samples, where, diag):
+    """Entries ``(s, s)`` of rows of a Gram matrix: ``k(X)`` holds a White term there, but
+    ``k(X[s], X)`` does not. ``where``: each sample's column in ``out``, -1 if none."""
+    at = where[samples]
+    inside = np.flatnonzero(at >= 0)
+    out[inside, at[inside]] = diag[samples[inside]]
 
 
 def _as_kernel(value, expression):
@@ -338,16 +361,18 @@ def _short(value):
 class _Stationary(Kernel):
     r"""Kernels of the scaled distance, with one length-scale or one per dimension (ARD).
 
-    A subclass gives the kernel as a function of the scaled squared distance, ``_profile``.
+    A subclass gives the kernel as a function of the scaled squared distance,
+    ``_profile(sq, h, out=None)`` (``out``: where to write it, which may be ``sq`` itself).
     Squared distances come from the pairwise loop of :func:`scipy.spatial.distance.cdist` in few
     dimensions (it is the faster there) and, from ``BLAS_MIN_FEATURES`` on, from
     :math:`\lVert\mathbf a\rVert^2 + \lVert\mathbf b\rVert^2 - 2\mathbf a^T\mathbf b` (one
     matrix product) after moving the origin to the inputs' mean; the few pairs so close that
     this loses digits (their distance below ``CLOSE_PAIRS`` of the norms) are recomputed from
     their differences, so that the result is as accurate as the pairwise form, which matters for
-    kernels with a kink at zero such as the exponential. Rows for solvers (:meth:`gram_rows`) reuse the scaled inputs and
-    their norms: one matrix-vector product per row. Every kernel built on this class, and every
-    sum or product of them, shares these paths.
+    kernels with a kink at zero such as the exponential. Rows for solvers (:meth:`gram_rows`)
+    sum the squared differences directly, a few rows at a time, in one compiled pass per input
+    dimension (:mod:`kmlib._distance_rows`). Every kernel built on this class, and every sum or
+    product of them, shares these paths.
     """
 
     def _scaled(self, X, lengthscale):
@@ -387,21 +412,18 @@ class _Stationary(Kernel):
     def _diag(self, X, h):
         return np.full(X.shape[0], h.variance)
 
-    def gram_rows(self, X):
+    def gram_rows(self, X, columns=None):
+        from ._distance_rows import squared_distances  # numba: imported when rows are needed
+
         h = self._values()
         X = self._check_inputs(X, "X")
-        Xs = np.ascontiguousarray(self._scaled(X - X.mean(axis=0), h.lengthscale))
-        norms = np.einsum("nd,nd->n", Xs, Xs)
+        Xs = np.ascontiguousarray(self._scaled(X, h.lengthscale), dtype=np.float64)
+        columns, _ = _column_positions(X.shape[0], columns)
+        columns_t = np.ascontiguousarray(Xs[columns].T)
 
-        def fill(s, out):
-            np.dot(Xs, Xs[s], out=out)  # BLAS gemv: x_t^T x_s
-            out *= -2.0
-            out += norms
-            out += norms[s]
-            close = np.flatnonzero(out < CLOSE_PAIRS * (norms + norms[s]))
-            out[close] = np.sum((Xs[close] - Xs[s]) ** 2, axis=1)
-            np.maximum(out, 0.0, out=out)
-            out[:] = self._profile(out, h)
+        def fill(samples, out):
+            squared_distances(columns_t, Xs[samples], out)
+            self._profile(out, h, out=out)
             return out
 
         return GramRows(fill, self._diag(X, h), fast=True)
@@ -453,8 +475,8 @@ class RBF(_Stationary):
         self.variance = variance
         self.limits = limits
 
-    def _profile(self, sq, h):
-        K = np.exp(np.multiply(sq, -0.5))
+    def _profile(self, sq, h, out=None):
+        K = np.exp(np.multiply(sq, -0.5, out=out), out=out)
         if h.variance != 1.0:
             K *= h.variance
         return K  # PRML (6.23)
@@ -531,8 +553,8 @@ class Matern(_Stationary):
             shape[overflow], dshape_dz[overflow] = _matern_integral(z[overflow], nu)
         return shape, np.sqrt(2.0 * nu) * dshape_dz
 
-    def _profile(self, sq, h):
-        return h.variance * self._shape_and_slope(np.sqrt(sq))[0]
+    def _profile(self, sq, h, out=None):
+        return np.multiply(h.variance, self._shape_and_slope(np.sqrt(sq))[0], out=out)
 
     def _gram_and_gradient(self, X, h):
         s = self._sq_dist(X, None, h.lengthscale)
@@ -622,8 +644,8 @@ class RationalQuadratic(_Stationary):
         self.alpha = alpha
         self.limits = limits
 
-    def _profile(self, sq, h):
-        return h.variance * (1.0 + sq / (2.0 * h.alpha)) ** (-h.alpha)
+    def _profile(self, sq, h, out=None):
+        return np.multiply(h.variance, (1.0 + sq / (2.0 * h.alpha)) ** (-h.alpha), out=out)
 
     def _gram_and_gradient(self, X, h):
         s = self._sq_dist(X, None, h.lengthscale)
@@ -1011,14 +1033,15 @@ class _InputFree(Kernel):
     def _diag(self, X, h):
         return np.full(_count(X, "X"), float(h.variance))
 
-    def gram_rows(self, X):
+    def gram_rows(self, X, columns=None):
         h = self._values()
         diag = self._diag(X, h)
+        _, where = _column_positions(diag.size, columns)
         off_diagonal = 0.0 if isinstance(self, White) else float(h.variance)
 
-        def fill(s, out):
+        def fill(samples, out):
             out.fill(off_diagonal)
-            out[s] = diag[s]
+            _set_diagonal(out, samples, where, diag)
             return out
 
         return GramRows(fill, diag, fast=True)
@@ -1138,8 +1161,8 @@ class Sum(_Pair):
         (_, k1), (_, k2) = self._parts()
         return k1.diag(X) + k2.diag(X)
 
-    def gram_rows(self, X):
-        return _combined_rows(self, X, np.add)
+    def gram_rows(self, X, columns=None):
+        return _combined_rows(self, X, np.add, columns)
 
     def __repr__(self):
         return f"{self.k1!r} + {self.k2!r}"
@@ -1167,8 +1190,8 @@ class Product(_Pair):
         (_, k1), (_, k2) = self._parts()
         return k1.diag(X) * k2.diag(X)
 
-    def gram_rows(self, X):
-        return _combined_rows(self, X, np.multiply)
+    def gram_rows(self, X, columns=None):
+        return _combined_rows(self, X, np.multiply, columns)
 
     def __repr__(self):
         def wrap(k):
@@ -1177,17 +1200,15 @@ class Product(_Pair):
         return f"{wrap(self.k1)} * {wrap(self.k2)}"
 
 
-def _combined_rows(pair, X, combine):
+def _combined_rows(pair, X, combine, columns):
     """Rows of a sum or product from the rows of its two parts (if both have a fast path)."""
     (_, k1), (_, k2) = pair._parts()
-    first, second = k1.gram_rows(X), k2.gram_rows(X)
+    first, second = k1.gram_rows(X, columns), k2.gram_rows(X, columns)
     if not (first.fast and second.fast):
-        return Kernel.gram_rows(pair, X)
-    buffer = np.empty_like(first.diag)
-
-    def fill(s, out):
-        first.fill(s, out)
-        combine(out, second.fill(s, buffer), out=out)
+        return Kernel.gram_rows(pair, X, columns)
+    def fill(samples, out):
+        first.fill(samples, out)
+        combine(out, second.fill(samples, np.empty_like(out)), out=out)
         return out
 
     return GramRows(fill, combine(first.diag, second.diag), fast=True)

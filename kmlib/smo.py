@@ -30,13 +30,18 @@ using second order information for training support vector machines", JMLR 6:188
   gradient part from variables at their upper bound is kept per sample (LIBSVM's
   :math:`\bar G`), so that reconstructing the gradient needs the rows of free variables only;
 * **kernel rows** computed on demand: the full Gram matrix is kept when it fits ``cache_size``
-  megabytes (its rows filled only when first used), otherwise a least-recently-used cache of rows.
+  megabytes (its rows filled, a block at a time, only when first used), otherwise a
+  least-recently-used cache of rows, which shrinking restricts to the active samples.
 
 The code follows the paper, not LIBSVM's source. Inside the solver it works with
 :math:`v_t = -y_t \nabla f_t`, so that :math:`m = \max_{I_{up}} v`, :math:`M = \min_{I_{low}} v`
 and one SMO step along the feasible direction ``d`` changes ``v`` by
-:math:`-d\,(K_{\cdot i} - K_{\cdot j})` (three vector operations). Every per-iteration operation
-is a numpy call on the active variables only, into preallocated buffers.
+:math:`-d\,(K_{\cdot i} - K_{\cdot j})`. The iterations run in a loop compiled with numba
+(:mod:`kmlib._smo_loop`, cached on disk): selection, step, gradient update and shrinking are a
+few passes over the active variables, as in LIBSVM. The loop returns to Python only to have a
+kernel row computed (by the kernel's own :meth:`~kmlib.kernels.Kernel.gram_rows`, checked for
+finiteness), the gradient of shrunk variables reconstructed or the row cache cut down to the
+active samples, then resumes.
 
 :func:`duality_gap` gives a certificate for any feasible point: :math:`f(\alpha) - f^\star`
 is at most the returned gap, and it is at most :math:`\varepsilon\sum_t C_t` at the solver's
@@ -46,15 +51,15 @@ stopping point. The tests use it to compare with LIBSVM without a hand-picked to
 from __future__ import annotations
 
 import warnings
-from collections import OrderedDict
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ._deprecated import warn_renamed
 from ._kernel_checks import evaluate_kernel
-from .kernels import GramRows, Kernel
+from .kernels import GramRows, Kernel, _column_positions, _set_diagonal
 
 __all__ = ["TAU", "KernelRows", "SMOResult", "duality_gap", "solve"]
 
@@ -67,6 +72,11 @@ TAU = 1e-12
 SHRINK_PERIOD = 1000
 
 _MIB = float(1 << 20)
+#: In full mode rows are computed in blocks of ``(ROW_BLOCK_SAMPLES / n)**2`` rows (at least one):
+#: a call of the row path costs about as much as a row of a few thousand entries, which a block
+#: spreads over its rows, but a block also computes rows SMO never asks for, and with more
+#: samples a smaller share of them is asked for (sizes measured with benchmarks/bench_svm.py).
+ROW_BLOCK_SAMPLES = 5000
 
 
 # ====================================================================== kernel rows
@@ -75,11 +85,22 @@ class KernelRows:
 
     When the whole ``n x n`` matrix fits ``cache_size`` megabytes it is allocated once; a kernel
     with a fast row path (:meth:`kmlib.kernels.Kernel.gram_rows`: the stationary kernels and
-    sums and products of them) fills each row the first time the solver needs it (rows of
-    samples that never enter a working set are never computed), any other kernel is evaluated
-    once as a whole. Otherwise rows live in a least-recently-used cache of ``cache_size``
-    megabytes (at least three rows), like LIBSVM's kernel cache. Every row is checked: a kernel
+    sums and products of them) fills a row, with the rows of a small block of neighbouring
+    samples, the first time the solver needs it (blocks the solver never reaches are never
+    computed), any other kernel is evaluated once as a whole. Otherwise rows live in a
+    least-recently-used cache of ``cache_size`` megabytes (at least three rows), like LIBSVM's
+    kernel cache. Every row is checked: a kernel
     that returns NaN or infinite values stops the solver with a ``ValueError``.
+
+    In cache mode the stored rows can be restricted to some ``columns`` (:meth:`restrict`):
+    once shrinking has set most variables aside, SMO reads only the columns of the active ones,
+    so shorter rows let more of them fit the budget and cost less to compute (LIBSVM caches
+    rows over its active set for the same reason).
+
+    All modes keep their rows in one array, ``storage``, which the compiled SMO loop reads
+    directly: the row of sample ``s`` is ``storage[slot_of[s]]`` when ``slot_of[s] >= 0``, its
+    entry for sample ``u`` at ``position[u]``, and ``last_use`` stamps each slot with the time
+    (``clock``) it was last read, for the eviction.
 
     Parameters
     ----------
@@ -102,6 +123,16 @@ class KernelRows:
         Rows computed so far (a row evicted from the cache and needed again counts twice).
     mode : str
         ``"precomputed"``, ``"full"`` (whole matrix, filled lazily) or ``"cache"`` (LRU).
+    columns : ndarray of int, shape (m,)
+        The samples the stored rows hold, increasing (all ``n`` except after :meth:`restrict`).
+    position : ndarray of int, shape (n,)
+        Position of each sample in ``columns``, -1 when it is not there.
+    storage : ndarray of shape (n_slots, m)
+        The stored rows (``n_slots = n`` except in cache mode).
+    slot_of : ndarray of int, shape (n,)
+        Slot of each sample's row, -1 when it is not stored.
+    last_use : ndarray of int, shape (n_slots,)
+        When each slot was last read (0: never); ``clock``, shape (1,), is the current time.
     """
 
     def __init__(self, kernel=None, X=None, *, cache_size=200.0, matrix=None):
@@ -120,59 +151,132 @@ class KernelRows:
             self._set_matrix(evaluate_kernel(kernel, self.X))  # one call beats n calls
             self.n_computed = n
             return
-        if not fast:
-            source = _checked_rows(kernel, self.X, None if source is None else source.diag)
+        if fast:
+            self._rows_over = partial(kernel.gram_rows, self.X)  # no cycle through self
+        else:
+            diag = None if source is None else source.diag
+            self._rows_over = partial(_checked_rows, kernel, self.X, diag)
+            source = self._rows_over(None)
         self._fill = source.fill
         self.diag = _finite(np.array(source.diag, dtype=np.float64), "the kernel's diagonal")
-        if budget_rows >= n:
-            self.mode = "full"
-            self._K = np.zeros((n, n))  # untouched (zero) pages cost no memory
-            self._done = np.zeros(n, dtype=bool)
-        else:
-            self.mode = "cache"
-            self._slots = np.empty((max(budget_rows, 3), n))
-            self._lru = OrderedDict()
+        self.mode = "full" if budget_rows >= n else "cache"
+        self._block = max(1, (ROW_BLOCK_SAMPLES // n) ** 2) if self.mode == "full" else 1
+        # slots are taken in order of first use, so memory is touched only for rows computed;
+        # in cache mode rows of any length share the pool (restrict)
+        self._pool = np.empty(min(max(budget_rows, 3), n) * n)
+        self._set_storage(self._pool.reshape(-1, n))
 
     def _set_matrix(self, K):
         if K.ndim != 2 or K.shape[0] != K.shape[1]:
             raise ValueError(f"a precomputed kernel must be square; got shape {K.shape}")
         self.n = K.shape[0]
-        self._K = np.ascontiguousarray(K)
-        self.diag = np.ascontiguousarray(np.diag(self._K))
+        self.diag = np.ascontiguousarray(np.diag(K))
         self.mode = "precomputed"
+        self._set_storage(np.ascontiguousarray(K))
+        self.slot_of[:] = np.arange(self.n)
+
+    def _set_storage(self, storage):
+        self.storage = storage
+        self.columns = self.position = np.arange(self.n)
+        self.slot_of = np.full(self.n, -1, dtype=np.int64)
+        self._sample_in = np.full(storage.shape[0], -1, dtype=np.int64)  # inverse of slot_of
+        self._n_used = 0  # slots 0 .. _n_used - 1 hold rows
+        self.last_use = np.zeros(storage.shape[0], dtype=np.int64)
+        self.clock = np.ones(1, dtype=np.int64)
 
     # ------------------------------------------------------------------ rows
-    def _compute(self, s, out):
-        self.n_computed += 1
-        return _finite(self._fill(s, out), f"row {s} of the kernel matrix")
+    def load(self, s):
+        """Compute and store row ``s`` in the first unused slot, else in place of the least
+        recently used row (cache mode).
+
+        In full mode, where every row finds a place, the rows of its block of samples
+        (``ROW_BLOCK_SAMPLES``) are computed with it: one call per block costs less than one
+        per row when, as in SMO on few samples, most rows end up being needed.
+
+        Returns
+        -------
+        int
+            Its slot in ``storage``.
+        """
+        if self.mode == "full":
+            first = s - s % self._block
+            samples = np.arange(first, min(first + self._block, self.n))
+            samples = samples[self.slot_of[samples] < 0]
+        else:
+            samples = np.array([s])
+        if self._n_used < self.storage.shape[0]:
+            slot = self._n_used
+            self._n_used += samples.size
+        else:  # cache mode, full: the least recently used row goes
+            slot = int(np.argmin(self.last_use))
+            if self._sample_in[slot] >= 0:
+                self.slot_of[self._sample_in[slot]] = -1
+        slots = np.arange(slot, slot + samples.size)
+        self.n_computed += samples.size
+        block = self.storage[slot : slot + samples.size]
+        _finite(self._fill(samples, block), "rows {} of the kernel matrix", samples)
+        self.slot_of[samples], self._sample_in[slots] = slots, samples
+        self._stamp(slots)
+        return self.slot_of[s]
+
+    def _stamp(self, slot):
+        self.last_use[slot] = self.clock[0]
+        self.clock[0] += 1
 
     def row(self, s):
-        """Row ``s`` of the kernel matrix, ndarray of shape (n,). Read it, do not modify it.
+        """Row ``s`` of the kernel matrix over ``columns``, ndarray of shape (m,). Read it, do not
+        modify it.
 
         In cache mode the returned array is reused once the row is evicted, which takes at
         least three further calls with other rows.
         """
-        if self.mode == "precomputed":
-            return self._K[s]
-        if self.mode == "full":
-            r = self._K[s]
-            if not self._done[s]:
-                self._compute(s, r)
-                self._done[s] = True
-            return r
-        slot = self._lru.get(s)
-        if slot is not None:
-            self._lru.move_to_end(s)
-            return self._slots[slot]
-        if len(self._lru) < self._slots.shape[0]:
-            slot = len(self._lru)
+        slot = self.slot_of[s]
+        if slot < 0:
+            slot = self.load(s)
         else:
-            _, slot = self._lru.popitem(last=False)
-        self._lru[s] = slot
-        return self._compute(s, self._slots[slot])
+            self._stamp(slot)
+        return self.storage[slot]
+
+    def restrict(self, columns):
+        """Make the stored rows hold the samples ``columns`` (increasing), in cache mode only.
+
+        Stored rows are cut down to them when ``columns`` is a subset of the present columns
+        by at least a quarter (a smaller saving is not worth the copy; the present columns are
+        then kept); a set that is not a subset empties the cache.
+        """
+        columns = np.asarray(columns, dtype=np.int64)
+        if self.mode != "cache" or np.array_equal(columns, self.columns):
+            return
+        subset = bool(np.all(self.position[columns] >= 0))
+        if subset and columns.size > 0.75 * self.columns.size:
+            return
+        width = max(columns.size, 1)
+        n_slots = min(self.n, self._pool.size // width)
+        storage = self._pool[: n_slots * width].reshape(n_slots, width)
+        if subset:  # slot by slot in increasing order: a row never overwrites one still unread
+            keep = self.position[columns]
+            stored = np.flatnonzero(self._sample_in >= 0)
+            for slot in stored:
+                storage[slot] = self.storage[slot, keep]
+            last_use, sample_in, clock, n_used = (
+                self.last_use, self._sample_in, self.clock, self._n_used
+            )
+            self._set_storage(storage)
+            self.last_use[: last_use.size], self._sample_in[: sample_in.size] = last_use, sample_in
+            self.slot_of[sample_in[stored]] = stored
+            self.clock, self._n_used = clock, n_used
+        else:
+            self._set_storage(storage)
+        self.columns = columns
+        self.position = np.full(self.n, -1, dtype=np.int64)
+        self.position[columns] = np.arange(columns.size)
+        self._fill = self._rows_over(columns).fill
 
     def dot(self, rows, cols, w):
-        """``K[rows][:, cols] @ w`` from stored rows where possible, else a block evaluation.
+        """``K[rows][:, cols] @ w``, from the rows of the samples ``cols`` (K is symmetric).
+
+        Stored rows serve when they hold the columns ``rows``; in full mode a missing row is
+        computed and stored, in cache mode it is computed over all samples, used and dropped.
 
         Parameters
         ----------
@@ -184,57 +288,61 @@ class KernelRows:
         -------
         ndarray of shape (r,)
         """
+        from ._smo_loop import add_weighted_rows  # numba: KernelRows serves solves only
+
         out = np.zeros(len(rows))
         if len(cols) == 0 or len(rows) == 0:
             return out
         rows, cols, w = np.asarray(rows), np.asarray(cols), np.asarray(w, dtype=np.float64)
-        # K is symmetric: the stored row c holds column c
-        if self.mode in ("precomputed", "full"):
-            stored = (
-                np.ones(len(cols), dtype=bool) if self.mode == "precomputed" else (self._done[cols])
-            )
-            wf = np.zeros(self.n)
-            wf[cols[stored]] = w[stored]
-            out += (wf @ self._K)[rows]  # one pass over the matrix; rows never filled are 0
-        else:
-            where = np.array([self._lru.get(c, -1) for c in cols.tolist()], dtype=np.intp)
-            stored = where >= 0
-            chunk = max(1, int(2**24 // (8 * self.n)))  # at most 16 MB of rows at a time
-            have = np.flatnonzero(stored)
-            for start in range(0, have.size, chunk):
-                part = have[start : start + chunk]
-                block = self._slots[where[part]]  # (chunk, n) copy of stored rows
-                out += (w[part] @ block)[rows]
+        if self.mode == "full":
+            for c in cols:
+                if self.slot_of[c] < 0:  # a block loaded for an earlier c may hold it
+                    self.load(c)
+        at = self.position[rows]
+        stored = (self.slot_of[cols] >= 0) & bool(np.all(at >= 0))
+        add_weighted_rows(self.storage, self.slot_of[cols[stored]], w[stored], at, out)
         missing = np.flatnonzero(~stored)
-        for start in range(0, missing.size, 512):  # bounded memory for the block
-            part = missing[start : start + 512]
-            block = evaluate_kernel(self.kernel, self.X[rows], self.X[cols[part]])
-            out += block @ w[part]
+        chunk = max(1, int(2**24 // (8 * self.n)))  # at most 16 MB of rows at a time
+        fill = self._rows_over(None).fill if missing.size else None
+        block = np.empty((min(chunk, missing.size), self.n))
+        for start in range(0, missing.size, chunk):
+            part = missing[start : start + chunk]
+            rows_c = _finite(fill(cols[part], block[: part.size]), "rows {}", cols[part])
+            out += (w[part] @ rows_c)[rows]
+        self.n_computed += missing.size
         return out
 
 
-def _checked_rows(kernel, X, diag=None):
-    """Gram rows of a kernel without a fast row path: one checked call ``k(X, X[s])`` per row.
+def _checked_rows(kernel, X, diag, columns):
+    """Gram rows of a kernel without a fast row path: one checked call
+    ``k(X[samples], X[columns])`` per block of rows (``columns``: all samples when None).
 
-    ``diag`` is the kernel's diagonal; for a plain callable it is evaluated point by point.
+    ``diag`` is the kernel's diagonal; for a plain callable (``None``) it is evaluated point by
+    point.
     """
     if diag is None:
         diag = np.array([evaluate_kernel(kernel, x[None], x[None])[0, 0] for x in X])
+    columns, where = _column_positions(X.shape[0], columns)
+    X_columns = X[columns]
 
-    def fill(s, out):
-        out[:] = evaluate_kernel(kernel, X, X[s : s + 1])[:, 0]
-        out[s] = diag[s]  # a White term belongs to the Gram matrix, not to k(X, X[s])
+    def fill(samples, out):
+        out[:] = evaluate_kernel(kernel, X[samples], X_columns)
+        _set_diagonal(out, samples, where, diag)
         return out
 
     return GramRows(fill, diag, fast=False)
 
 
-def _finite(values, what):
-    """``values`` after checking that they are finite (a faulty kernel must not hang SMO)."""
-    if not np.all(np.isfinite(values)):
+def _finite(values, what, *details):
+    """``values`` after checking that they are finite (a faulty kernel must not hang SMO).
+
+    A finite sum settles it in one pass; only a sum that is not (a NaN or an infinity, or an
+    overflow) needs the elementwise test. The message names ``what.format(*details)``.
+    """
+    if not np.isfinite(np.sum(values)) and not np.all(np.isfinite(values)):
         raise ValueError(
-            f"the kernel returned non-finite values (NaN or infinite) for {what}; check its "
-            "hyperparameters and the scale of the inputs"
+            f"the kernel returned non-finite values (NaN or infinite) for "
+            f"{what.format(*details)}; check its hyperparameters and the scale of the inputs"
         )
     return values
 
@@ -363,7 +471,7 @@ def solve(
     -------
     SMOResult
     """
-    y = np.asarray(y, dtype=np.float64).ravel()
+    y = np.array(y, dtype=np.float64).ravel()  # a writeable copy for the compiled loop
     n_var = y.size
     if not np.all(np.abs(y) == 1.0):
         raise ValueError("y must hold only +1 and -1")
@@ -381,287 +489,115 @@ def solve(
         raise ValueError("sample_index must give a sample of the kernel matrix for each variable")
     if max_iter is None or max_iter < 0:
         max_iter = max(10_000_000, 100 * n_var)
-    solver = _Solver(rows, y, p, C, alpha, s, two_constraints, float(tol), shrinking)
+    solver = _Solver(rows, y, p, C, alpha, s, bool(two_constraints), float(tol), bool(shrinking))
     n0 = rows.n_computed
     n_iter = solver.run(int(max_iter))
     return solver.result(n_iter, rows.n_computed - n0)
 
 
 class _Solver:
-    """State of one SMO run. Arrays ending in ``A`` are compact copies on the active set."""
+    """State of one SMO run; the iterations themselves run in :func:`kmlib._smo_loop.iterate`.
+
+    Per-variable arrays have shape (n_var,). While variables are shrunk they are permuted alike,
+    the active ones first (``index`` holds each entry's variable); whenever every variable is
+    active they are in the caller's order.
+    """
 
     def __init__(self, rows, y, p, C, alpha, s, two_constraints, tol, shrinking):
         n_var = y.size
-        # ν-duals: order the variables so that y = +1 come first; a sign is then a slice
-        self.order = np.argsort(-y, kind="stable") if two_constraints else np.arange(n_var)
-        o = self.order
-        self.rows, self.tol, self.shrinking = rows, tol, shrinking
-        self.two = two_constraints
-        self.y, self.p, self.C, self.alpha, self.s = y[o], p[o], C[o], alpha[o], s[o]
-        self.n_pos = int(np.sum(y > 0))
+        self.rows, self.tol, self.shrinking, self.two = rows, tol, shrinking, two_constraints
+        self.y, self.p, self.C, self.alpha = y, p, C, alpha
+        self.s = np.ascontiguousarray(s, dtype=np.int64)
+        self.samples = np.unique(self.s)
         self.diag = rows.diag[self.s]
-        self.const_diag = bool(n_var) and bool(np.all(self.diag == self.diag[0]))
+        self.index = np.arange(n_var, dtype=np.int64)
         # v = -y * grad, grad = Q alpha + p (Fan, Chen & Lin 2005); only the samples
         # with a non-zero sum of y_t alpha_t contribute to Q alpha
         # v_t = -y_t p_t - gbar[s_t] - (free part), with gbar = K beta_C the contribution of the
         # variables at their upper bound, kept up to date as they reach or leave it (LIBSVM's
         # G_bar), so that reconstructing the gradient needs only the rows of free variables
-        at_upper = self.alpha >= self.C
-        beta_upper = np.bincount(self.s, weights=self.y * self.C * at_upper, minlength=rows.n)
+        at_upper = alpha >= C
+        beta_upper = np.bincount(self.s, weights=y * C * at_upper, minlength=rows.n)
         nz = np.flatnonzero(beta_upper)
         self.gbar = rows.dot(np.arange(rows.n), nz, beta_upper[nz])
-        self.v = -self.y * self.p - self.gbar[self.s] - self._k_dot_free(np.arange(n_var))
-        for name in ("t1", "gain", "curvature", "ki0", "ki1", "kj"):
-            setattr(self, name, np.empty(n_var))
-        self.identity_s = n_var == rows.n and bool(np.array_equal(self.s, np.arange(n_var)))
-        self.tiled_s = n_var == 2 * rows.n and bool(
-            np.array_equal(self.s, np.tile(np.arange(rows.n), 2))
-        )
-        self._activate(np.arange(n_var))
+        self.missed = np.zeros(rows.n)  # gbar changes the samples outside rows.columns missed
+        self.v = -y * p - self.gbar[self.s] - self._k_dot_free(self.index)
+        self.up, self.low = _membership(alpha, y, C)
+        self.col = np.empty(n_var, dtype=np.int64)
+        self._restrict(self.samples)
+        self.converged = False
 
     # ------------------------------------------------------------------ bookkeeping
     def _k_dot_free(self, targets):
-        """Kernel part of ``-v`` from the free variables, for the variables ``targets``."""
+        """Kernel part of ``-v`` from the free variables, for the entries ``targets``."""
         free = (self.alpha > 0) & (self.alpha < self.C)
         beta = np.bincount(self.s, weights=self.y * self.alpha * free, minlength=self.rows.n)
         nz = np.flatnonzero(beta)
         samples, inverse = np.unique(self.s[targets], return_inverse=True)
         return self.rows.dot(samples, nz, beta[nz])[inverse]
 
-    def _activate(self, active):
-        """Make ``active`` (sorted variable indices) the working set of variables."""
-        self.A = active
-        self.mA = m = active.size
-        full = m == self.y.size
-        take = (lambda a: a.copy()) if full else (lambda a: a[active])
-        self.vA, self.alphaA = take(self.v), take(self.alpha)
-        self.yA, self.CA, self.sA, self.dA = (
-            take(self.y),
-            take(self.C),
-            take(self.s),
-            take(self.diag),
-        )
-        up, low = _membership(self.alphaA, self.yA, self.CA)
-        self.upA = np.where(up, 0.0, -np.inf)  # 0 in I_up, -inf elsewhere: argmax(v + upA)
-        self.lowA = np.where(low, 0.0, -np.inf)
-        self.gather = not (full and self.identity_s)
-        self.tiled = full and self.tiled_s
-        self.t1A, self.gainA, self.curvatureA = self.t1[:m], self.gain[:m], self.curvature[:m]
-        self.ki0A = self.ki0[:m]
-        p = int(np.sum(self.yA > 0))
-        self.segments = [(0, p), (p, m)] if self.two else [(0, m)]
+    def _restrict(self, samples):
+        """Restrict the stored rows to ``samples`` (:meth:`KernelRows.restrict`), after adding
+        to ``gbar`` of the samples outside the present columns the changes they missed."""
+        changed = np.flatnonzero(self.missed)
+        outside = self.samples[self.rows.position[self.samples] < 0]
+        if changed.size and outside.size:
+            self.gbar[outside] += self.rows.dot(outside, changed, self.missed[changed])
+        self.missed[changed] = 0.0
+        self.rows.restrict(samples)
+        self.col[:] = self.rows.position[self.s]
 
-    def _store(self):
-        """Write the active copies back into the full arrays."""
-        if self.mA == self.y.size:
-            self.v[:], self.alpha[:] = self.vA, self.alphaA
-        else:
-            self.v[self.A], self.alpha[self.A] = self.vA, self.alphaA
-
-    def _reconstruct(self):
-        """Recompute ``v`` of the inactive variables (LIBSVM, Chang & Lin 2011, §5)."""
-        self._store()
-        inactive = np.setdiff1d(np.arange(self.y.size), self.A, assume_unique=True)
-        if inactive.size:
-            self.v[inactive] = (
-                -self.y[inactive] * self.p[inactive]
-                - self.gbar[self.s[inactive]]
-                - self._k_dot_free(inactive)
+    def _unshrink(self, n_active):
+        """Recompute ``v`` of the shrunk entries ``n_active:`` (LIBSVM, Chang & Lin 2011, §5),
+        put every array back in the caller's order and let the rows hold every sample again."""
+        self._restrict(self.rows.columns)  # gbar current for every sample
+        shrunk = np.arange(n_active, self.y.size)
+        if shrunk.size:
+            self.v[shrunk] = (
+                -self.y[shrunk] * self.p[self.index[shrunk]]
+                - self.gbar[self.s[shrunk]]
+                - self._k_dot_free(shrunk)
             )
-
-    def _row(self, t, out, lo=0, hi=None):
-        """Kernel row of active variable ``t`` over active variables ``lo:hi``."""
-        r = self.rows.row(self.sA[t])
-        if not self.gather:
-            return r
-        hi = self.mA if hi is None else hi
-        if self.tiled:  # all 2n SVR variables active: the row twice, two plain copies
-            n = self.rows.n
-            if lo < n:
-                out[lo : min(hi, n)] = r[lo : min(hi, n)]
-            if hi > n:
-                out[max(lo, n) : hi] = r[max(lo, n) - n : hi - n]
-            return out
-        np.take(r, self.sA[lo:hi], out=out[lo:hi])
-        return out
-
-    # ------------------------------------------------------------------ one iteration
-    def _select_one(self):
-        """WSS 3 with one equality constraint (the common case, written out for speed)."""
-        # gain holds b_it = m(alpha) - v_t, then b_it^2 / a_it; curvature holds a_it (WSS 3)
-        vA, t1, gain, curvature = self.vA, self.t1A, self.gainA, self.curvatureA
-        np.add(vA, self.upA, out=t1)
-        i = int(t1.argmax())  # i = argmax_{t in I_up} -y_t grad_t          (WSS 3, step 1)
-        m_i = t1[i]
-        np.subtract(m_i, vA, out=gain)  # b_it = m(alpha) - v_t               (WSS 3, b_it)
-        gain += self.lowA  # -inf outside I_low
-        jj = int(gain.argmax())
-        self.gap = gap = gain[jj]  # = m(alpha) - M(alpha)
-        if gap < self.tol:  # stopping rule m(alpha) - M(alpha) < eps
-            return None
-        Ki = self._row(i, self.ki0)[: self.mA]
-        if self.const_diag:  # K_tt = k0 for all t (RBF): a_it / 2 = k0 - K_it, same argmax
-            np.subtract(self.dA[i], Ki, out=curvature)
-            np.maximum(curvature, 0.5 * TAU, out=curvature)
-        else:
-            np.multiply(Ki, -2.0, out=curvature)  # a_it = K_ii + K_tt - 2 K_it   (WSS 3, a_it)
-            curvature += self.dA
-            curvature += self.dA[i]
-            np.maximum(curvature, TAU, out=curvature)  # tau for a_it <= 0      (non-PSD K)
-        np.maximum(gain, 0.0, out=gain)  # candidates j: t in I_low with v_t < m(alpha)
-        gain *= gain
-        gain /= curvature
-        j = int(gain.argmax())  # j = argmax b_it^2 / a_it                     (WSS 3, step 2)
-        return i, j, m_i, Ki
-
-    def _select(self):
-        """Working set by WSS 3; ``None`` when :math:`m - M < \\varepsilon` on the active set."""
-        m, vA, t1 = self.mA, self.vA, self.t1
-        picks = []
-        gap = -np.inf
-        for lo, hi in self.segments:
-            if hi <= lo:
-                continue
-            np.add(vA[lo:hi], self.upA[lo:hi], out=t1[lo:hi])
-            i = lo + int(t1[lo:hi].argmax())  # i = argmax_{I_up} -y_t grad_t
-            m_i = t1[i]
-            gain = self.gain[lo:hi]
-            if m_i == -np.inf:  # nothing can move up in this group
-                gain.fill(0.0)
-                continue
-            np.subtract(m_i, vA[lo:hi], out=gain)  # b_it = m - v_t  (WSS 3)
-            gain += self.lowA[lo:hi]
-            jj = int(gain.argmax())
-            gap = max(gap, float(gain[jj]))  # = m(alpha) - M(alpha) in this group
-            picks.append((lo, hi, i, m_i))
-        self.gap = gap
-        if gap < self.tol:  # stopping rule m - M < eps
-            return None
-        for k, (lo, hi, i, m_i) in enumerate(picks):
-            Ki = self._row(i, self.ki0 if k == 0 else self.ki1, lo, hi)
-            curvature = self.curvature[lo:hi]
-            np.multiply(Ki[lo:hi], -2.0, out=curvature)  # a_it = K_ii + K_tt - 2 K_it
-            curvature += self.dA[lo:hi]
-            curvature += self.dA[i]
-            np.maximum(curvature, TAU, out=curvature)  # tau for a_it <= 0 (non-PSD K)
-            gain = self.gain[lo:hi]
-            np.maximum(gain, 0.0, out=gain)  # only t in I_low with v_t < m may be j
-            gain *= gain
-            gain /= curvature  # decrease of f is b^2 / (2 a); j maximises it (WSS 3)
-            picks[k] = (lo, hi, i, m_i, Ki)
-        j = int(self.gain[:m].argmax())
-        for lo, hi, i, m_i, Ki in picks:
-            if lo <= j < hi:
-                if self.gather and (lo > 0 or hi < m):  # the row of i over the other group
-                    self._row(i, Ki, 0, lo)
-                    self._row(i, Ki, hi, m)
-                return i, j, m_i, Ki
-        raise AssertionError("working set selection found no j")  # pragma: no cover
-
-    def _step(self, i, j, m_i, Ki):
-        """Solve the two-variable subproblem exactly and update ``v`` (Fan et al. 2005)."""
-        alphaA, yA, CA, vA = self.alphaA, self.yA, self.CA, self.vA
-        Kj = self._row(j, self.kj)
-        curvature = max(self.dA[i] + self.dA[j] - 2.0 * Ki[j], TAU)  # as in the selection
-        d = (m_i - vA[j]) / curvature  # unconstrained step along y_i e_i - y_j e_j
-        ai, aj = alphaA[i], alphaA[j]
-        yi, yj = yA[i], yA[j]
-        cap_i = CA[i] - ai if yi > 0 else ai  # room for alpha_i to move by y_i d
-        cap_j = aj if yj > 0 else CA[j] - aj  # room for alpha_j to move by -y_j d
-        if d >= min(cap_i, cap_j):  # clip to the box; a variable that hits it is set exactly
-            d = min(cap_i, cap_j)
-            new_i = (CA[i] if yi > 0 else 0.0) if d == cap_i else ai + yi * d
-            new_j = (0.0 if yj > 0 else CA[j]) if d == cap_j else aj - yj * d
-        else:
-            new_i, new_j = ai + yi * d, aj - yj * d
-        alphaA[i] = min(max(new_i, 0.0), CA[i])
-        alphaA[j] = min(max(new_j, 0.0), CA[j])
-        for t, before in ((i, ai), (j, aj)):  # keep gbar = K beta_C current
-            upper = alphaA[t] >= CA[t]
-            if upper != (before >= CA[t]):
-                coef = yA[t] * CA[t] if upper else -yA[t] * CA[t]
-                self.gbar += coef * self.rows.row(self.sA[t])  # the row is still cached
-        # v_t -= d (K_ti - K_tj): the gradient update in v = -y grad form
-        t1 = self.t1[: self.mA]
-        np.subtract(Ki[: self.mA], Kj[: self.mA], out=t1)
-        t1 *= d
-        vA -= t1
-        for t in (i, j):
-            at, ct = alphaA[t], CA[t]
-            if yA[t] > 0:
-                self.upA[t] = 0.0 if at < ct else -np.inf
-                self.lowA[t] = 0.0 if at > 0 else -np.inf
-            else:
-                self.upA[t] = 0.0 if at > 0 else -np.inf
-                self.lowA[t] = 0.0 if at < ct else -np.inf
-
-    # ------------------------------------------------------------------ shrinking
-    def _shrink(self):
-        """Deactivate bound variables that cannot join a working set (Chang & Lin 2011, §5)."""
-        vA = self.vA
-        up = self.upA == 0.0
-        low = self.lowA == 0.0
-        bounds = []
-        for lo, hi in self.segments:
-            u, l_ = up[lo:hi], low[lo:hi]
-            m_up = vA[lo:hi][u].max() if u.any() else -np.inf
-            m_low = vA[lo:hi][l_].min() if l_.any() else np.inf
-            bounds.append((lo, hi, m_up, m_low))
-        if not self.unshrunk and max(mu - ml for _, _, mu, ml in bounds) <= 10.0 * self.tol:
-            # close to optimal: bring everything back once and shrink again from the full set
-            self.unshrunk = True
-            self._reconstruct()
-            self._activate(np.arange(self.y.size))
-            return self._shrink()
-        keep = np.ones(self.mA, dtype=bool)
-        for lo, hi, m_up, m_low in bounds:
-            v, u, l_ = vA[lo:hi], up[lo:hi], low[lo:hi]
-            # only in I_up and below M: never i; only in I_low and above m: never j
-            out = (u & ~l_ & (v < m_low)) | (l_ & ~u & (v > m_up))
-            keep[lo:hi] = ~out
-        if not keep.all():
-            self._store()
-            self._activate(self.A[keep])
+        order = np.argsort(self.index)
+        for name in ("v", "alpha", "y", "C", "s", "diag", "up", "low", "index"):
+            values = getattr(self, name)
+            values[:] = values[order]
+        self._restrict(self.samples)
 
     # ------------------------------------------------------------------ main loop
     def run(self, max_iter):
         """Iterate until the stopping rule holds on the whole set or ``max_iter`` is reached."""
+        from . import _smo_loop as loop  # numba is imported on the first solve only
+
         n_var = self.y.size
-        self.unshrunk = False
-        self.converged = False
-        self.gap = np.inf
-        counter = min(n_var, SHRINK_PERIOD) + 1
-        it = 0
         if n_var == 0:
             self.converged = True
             return 0
-        select = self._select if self.two else self._select_one
-        while it < max_iter:
-            counter -= 1
-            if counter == 0:
-                counter = min(n_var, SHRINK_PERIOD)
-                if self.shrinking:
-                    self._shrink()
-            sel = select()
-            if sel is None:
-                if self.mA == n_var:
-                    self.converged = True
-                    break
-                # optimal on the active set: check the whole set before stopping
-                self._reconstruct()
-                self._activate(np.arange(n_var))
-                sel = select()
-                if sel is None:
-                    self.converged = True
-                    break
-                counter = 1  # shrink again at the next iteration
-            self._step(*sel)
-            it += 1
-        if self.mA < n_var:
-            self._reconstruct()
-            self._activate(np.arange(n_var))
-        self._store()
-        return it
+        rows = self.rows
+        state, bounds = np.zeros(loop.STATE_SIZE, dtype=np.int64), np.zeros(4)
+        state[loop.N_ACTIVE] = n_var
+        state[loop.COUNTER] = min(n_var, SHRINK_PERIOD)
+        while True:
+            status = loop.iterate(
+                rows.storage, rows.slot_of, rows.last_use, rows.clock, rows.columns, state, bounds,
+                self.v, self.alpha, self.y, self.C, self.s, self.col, self.diag, self.up,
+                self.low, self.index, self.gbar, self.missed, self.tol, max_iter,
+                self.shrinking, self.two, SHRINK_PERIOD, rows.mode == "cache",
+            )  # fmt: skip
+            if status == loop.NEED_ROW:
+                rows.load(int(state[loop.NEEDED]))
+            elif status == loop.SHRUNK:  # cache mode: shorter rows, if that saves enough
+                self._restrict(np.unique(self.s[: state[loop.N_ACTIVE]]))
+            elif status == loop.UNSHRINK:
+                self._unshrink(state[loop.N_ACTIVE])
+                state[loop.N_ACTIVE] = n_var
+            else:
+                break
+        self.converged = status == loop.CONVERGED
+        if state[loop.N_ACTIVE] < n_var:
+            self._unshrink(state[loop.N_ACTIVE])
+        rows.restrict(np.arange(rows.n))
+        return int(state[loop.ITERATIONS])
 
     def result(self, n_iter, n_rows):
         if not self.converged:
@@ -675,14 +611,12 @@ class _Solver:
         y, v, alpha, C = self.y, self.v, self.alpha, self.C
         grad = -y * v
         objective = 0.5 * float(np.dot(alpha, grad + self.p))  # f = a^T(Qa + 2p)/2
-        groups = [slice(0, self.n_pos), slice(self.n_pos, y.size)] if self.two else [slice(None)]
+        groups = [y > 0, y < 0] if self.two else [slice(None)]
         b = [_bias(v[g], alpha[g], y[g], C[g]) for g in groups]
         gap = max(_violation(v[g], alpha[g], y[g], C[g]) for g in groups)
-        inverse = np.empty_like(self.order)
-        inverse[self.order] = np.arange(self.order.size)
         return SMOResult(
-            alpha=alpha[inverse],
-            grad=grad[inverse],
+            alpha=alpha,
+            grad=grad,
             b=np.array(b) if self.two else b[0],
             objective=objective,
             gap=max(gap, 0.0),
