@@ -1,7 +1,10 @@
-r"""Kernel smoothing: the Nadaraya–Watson model (PRML 6.3.1).
+r"""Kernel smoothing (PRML 6.3.1, MLAPP 14.7): Nadaraya–Watson regression, the smoothing
+kernels and kernel density estimation, K-nearest-neighbour density classification, and LOWESS.
+All of them weight training points by a kernel of their distance to the query point.
 
-The joint density of input and target is estimated by placing one component
-:math:`f(\mathbf x - \mathbf x_n, t - t_n)` on every training pair (PRML 6.42). With :math:`f` a
+**Nadaraya–Watson** (PRML 6.3.1). The joint density of input and target is estimated by
+placing one component :math:`f(\mathbf x - \mathbf x_n, t - t_n)` on every training pair
+(PRML 6.42). With :math:`f` a
 zero-mean Gaussian whose covariance is :math:`\mathrm{diag}(h^2\mathbf I, s^2)` (input bandwidth
 :math:`h`, target bandwidth :math:`s`; PRML takes :math:`h = s = \sigma`), the conditional
 density is a mixture with weights
