@@ -271,9 +271,9 @@ class Kernel:
     def gram_rows(self, X, columns=None):
         """Rows of the Gram matrix ``k(X)`` one at a time, for solvers that need only some.
 
-        Kernels of the scaled distance (and sums and products of them) precompute what every
-        row shares, so that a row costs one matrix-vector product; other kernels are called
-        on ``(X[columns], X[s])``.
+        Kernels of the scaled distance (and sums and products of them) scale the inputs once
+        and compute each row in one compiled pass over them; other kernels are called on
+        ``(X[s], X[columns])``.
 
         Parameters
         ----------
