@@ -11,7 +11,7 @@ noise precision :math:`\beta` for regression) maximise the evidence. Two algorit
   those whose :math:`\alpha_i` passes a threshold. Every iteration factorises the current
   :math:`M\times M` posterior precision.
 * ``method="sequential"`` — the fast marginal-likelihood algorithm of Tipping & Faul (2003),
-  PRML 7.2.2. It starts with no basis function (a classifier also climbs from a second start,
+  PRML 7.2.2. It starts with no basis function (a classifier also climbs from two more starts,
   see ``_sequential_classification``); each step computes the sparsity and quality
   factors (7.102)–(7.107) of every candidate and takes the single add, re-estimate or delete move
   (7.101) that raises the log evidence most — by exactly :math:`\lambda(\alpha_i^{\rm new}) -
@@ -90,7 +90,7 @@ SPREAD_START_SIZES = (10, 40)
 #: random starts; the start of 40 columns added for the crabs at l = 1.1, where ten columns
 #: stop 5.8 nats below the best random start and forty 0.3 nats.
 SPREAD_START_SCALE = 0.005
-#: Below this median 1 - |cosine| the columns are parallel to rounding and there is no second start.
+#: Below this median 1 - |cosine| the columns are parallel to rounding: no spread start.
 PARALLEL = 1e-10
 
 
@@ -840,7 +840,7 @@ def _reestimate_regression(Phi, t, beta, tol, max_iter, threshold, verbose):
 
 
 def _spread_start(Phi, t, size):
-    """The second start of :func:`_sequential_classification`: precisions (M,), ``inf`` but for
+    """A spread start of :func:`_sequential_classification`: precisions (M,), ``inf`` but for
     ``size`` mutually dissimilar columns; None when all columns are parallel.
 
     The columns: the one most aligned with t - 1/2 (the first add of the empty start), then
@@ -1077,9 +1077,9 @@ _PARAMETERS_DOC = """
         at different ones; neither is sure to find the higher. Re-estimation never brings back
         a pruned function, so it can stop where adding one would still raise the evidence. The
         sequential method's cost grows with the number of relevance vectors: it is much the
-        faster when they are few. For classification it climbs from two starts, the empty
-        model and ten mutually dissimilar basis functions with large prior variances, and keeps
-        the higher maximum: on nearly separable data the empty start alone ends at a weak
+        faster when they are few. For classification it climbs from three starts, the empty
+        model and ten and forty mutually dissimilar basis functions with large prior variances,
+        and keeps the highest maximum: on nearly separable data the empty start alone ends at a weak
         classifier. When the fit matters, run both methods and keep the higher
         ``log_marginal_likelihood_``.
     bias : bool
