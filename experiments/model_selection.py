@@ -9,7 +9,9 @@ support vectors (5.5, footnote 11).
 
 Either solver fits the classical SVMs: kmlib's SMO, or LIBSVM through scikit-learn. Both solve
 the same dual to the same stopping tolerance (1e-3), so they choose the same grid point up to
-ties; the full-protocol runs use LIBSVM because kmlib's SMO is slower at large C.
+ties. The stored full-protocol runs used LIBSVM, chosen when kmlib's SMO was still slower at large
+C; since its loop is compiled (``kmlib._smo_loop``) it is not, and either choice gives the same
+grid points, so the entries keep LIBSVM to stay comparable with the stored files.
 
 BSVR's hyperparameters come from the evidence, which has several maxima: ``fit_bsvr`` starts
 from the thesis's default and the two other points it recommends and keeps the best evidence.
