@@ -438,7 +438,7 @@ class LaplaceApproximation(NamedTuple):
 
     @property
     def negative_log_evidence(self):
-        """Deprecated: ``-log_evidence``."""
+        """``-log_evidence`` under its old name (deprecated)."""
         warn_renamed("negative_log_evidence", "log_evidence (ln P)", "LaplaceApproximation")
         return -self.log_evidence
 

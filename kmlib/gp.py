@@ -78,7 +78,7 @@ class GaussianProcessRegressor(EvidenceMixin, RegressorMixin, BaseEstimator):
         Lower Cholesky factor of :math:`\mathbf C_N`.
     theta_ : ndarray of shape (n_theta,)
         Fitted log hyperparameters, the kernel's ``theta`` then ``log(noise_variance)``
-        (the argument order of :meth:`log_marginal_likelihood`).
+        (the argument order of ``log_marginal_likelihood``).
     theta_names_ : list of str
         Their names.
     optimizer_n_iter_ : int
