@@ -37,7 +37,7 @@ The code follows the paper, not LIBSVM's source. Inside the solver it works with
 :math:`v_t = -y_t \nabla f_t`, so that :math:`m = \max_{I_{up}} v`, :math:`M = \min_{I_{low}} v`
 and one SMO step along the feasible direction ``d`` changes ``v`` by
 :math:`-d\,(K_{\cdot i} - K_{\cdot j})`. The iterations run in a loop compiled with numba
-(:mod:`kmlib._smo_loop`, cached on disk): selection, step, gradient update and shrinking are a
+(``kmlib._smo_loop``, cached on disk): selection, step, gradient update and shrinking are a
 few passes over the active variables, as in LIBSVM. The loop returns to Python only to have a
 kernel row computed (by the kernel's own :meth:`~kmlib.kernels.Kernel.gram_rows`, checked for
 finiteness), the gradient of shrunk variables reconstructed or the row cache cut down to the
@@ -201,23 +201,34 @@ class KernelRows:
         if self.mode == "full":
             first = s - s % self._block
             samples = np.arange(first, min(first + self._block, self.n))
-            samples = samples[self.slot_of[samples] < 0]
-        else:
-            samples = np.array([s])
+            self._store(samples[self.slot_of[samples] < 0])
+            return self.slot_of[s]
         if self._n_used < self.storage.shape[0]:
             slot = self._n_used
-            self._n_used += samples.size
-        else:  # cache mode, full: the least recently used row goes
+            self._n_used += 1
+        else:  # the least recently used row goes
             slot = int(np.argmin(self.last_use))
             if self._sample_in[slot] >= 0:
                 self.slot_of[self._sample_in[slot]] = -1
+        self._compute(np.array([s]), slot)
+        return slot
+
+    def _store(self, samples, rows_per_call=256):
+        """Compute the rows of ``samples`` (none stored yet) in the next free slots, full mode,
+        ``rows_per_call`` at a time (a composite kernel's row path holds temporaries that big)."""
+        for start in range(0, samples.size, rows_per_call):
+            part = samples[start : start + rows_per_call]
+            self._n_used += part.size
+            self._compute(part, self._n_used - part.size)
+
+    def _compute(self, samples, slot):
+        """Compute the rows of ``samples`` into the slots from ``slot`` on and record them."""
         slots = np.arange(slot, slot + samples.size)
         self.n_computed += samples.size
         block = self.storage[slot : slot + samples.size]
         _finite(self._fill(samples, block), "rows {} of the kernel matrix", samples)
         self.slot_of[samples], self._sample_in[slots] = slots, samples
         self._stamp(slots)
-        return self.slot_of[s]
 
     def _stamp(self, slot):
         self.last_use[slot] = self.clock[0]
@@ -294,10 +305,8 @@ class KernelRows:
         if len(cols) == 0 or len(rows) == 0:
             return out
         rows, cols, w = np.asarray(rows), np.asarray(cols), np.asarray(w, dtype=np.float64)
-        if self.mode == "full":
-            for c in cols:
-                if self.slot_of[c] < 0:  # a block loaded for an earlier c may hold it
-                    self.load(c)
+        if self.mode == "full":  # the missing rows in one call
+            self._store(np.unique(cols[self.slot_of[cols] < 0]))
         at = self.position[rows]
         stored = (self.slot_of[cols] >= 0) & bool(np.all(at >= 0))
         add_weighted_rows(self.storage, self.slot_of[cols[stored]], w[stored], at, out)
