@@ -358,6 +358,7 @@ def rvm_invalid():
     ]
 
 
+
 def evidence_optimiser(deprecated_max_iter=False):
     """n_restarts, random_state and the optimiser's iteration limit, where they are used.
 
@@ -375,6 +376,12 @@ def evidence_optimiser(deprecated_max_iter=False):
 
 
 MAX_ITER_1 = {"max_iter_1": {"max_iter": 1}}
+
+#: Both RVMs stop their sequential and their re-estimation loops at ``max_iter``.
+RVM_ITERATION_LIMITS = {
+    **MAX_ITER_1,
+    "reestimate_max_iter_1": {"method": "reestimate", "max_iter": 1},
+}
 OPTIMIZER_MAX_ITER_1 = {"optimizer_max_iter_1": {"optimizer_max_iter": 1}}
 
 ESTIMATORS = {
@@ -475,19 +482,13 @@ ESTIMATORS = {
     "rvm.RVR": EstimatorSpec(
         "regressor",
         kernel="callable",
-        iteration_limits={
-            **MAX_ITER_1,
-            "reestimate_max_iter_1": {"method": "reestimate", "max_iter": 1},
-        },
+        iteration_limits=RVM_ITERATION_LIMITS,
         invalid=rvm_invalid(),
     ),
     "rvm.RVC": EstimatorSpec(
         "classifier",
         kernel="callable",
-        iteration_limits={
-            **MAX_ITER_1,
-            "reestimate_max_iter_1": {"method": "reestimate", "max_iter": 1},
-        },
+        iteration_limits=RVM_ITERATION_LIMITS,
         invalid=rvm_invalid(),
     ),
     "smoothing.NadarayaWatson": EstimatorSpec(
