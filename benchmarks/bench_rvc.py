@@ -65,7 +65,7 @@ def ripley_like(n, seed):
 def best_random_start(X, labels, lengthscale, starts, seed=0):
     """Best log evidence of the sequential algorithm from ``starts`` random starting points."""
     model = RVC(kernel=RBF(lengthscale=lengthscale))
-    Phi, norms = model._validate_params_and_basis(X)
+    Phi, _ = model._validate_params_and_basis(X)
     t = (labels == np.unique(labels)[1]).astype(float)
     rng = np.random.default_rng(seed)
     best = -np.inf
@@ -122,7 +122,7 @@ def main():
         gaps = []
         for seed in range(args.subsets):
             X, labels = ripley_like(100, seed)
-            fits, best = report(f"Ripley draw {seed}", X, labels, RIPLEY_LENGTHSCALE, args.starts)
+            fits, _ = report(f"Ripley draw {seed}", X, labels, RIPLEY_LENGTHSCALE, args.starts)
             gaps.append(fits["sequential"][0] - fits["reestimate"][0])
         gaps = np.array(gaps)
         print(

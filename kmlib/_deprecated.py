@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import warnings
 
-__all__ = ["DEPRECATED", "renamed_parameter", "renamed_attribute", "warn_renamed", "module_alias"]
+__all__ = ["DEPRECATED", "module_alias", "renamed_attribute", "renamed_parameter", "warn_renamed"]
 
 #: Default of a renamed constructor parameter: tells "not given" from any value a user passes.
 DEPRECATED = "deprecated"

@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._validation import as_generator, check_bool, check_non_negative_int, check_positive_int
 
-__all__ = ["maximise_evidence", "check_optimizer_settings", "EvidenceMixin"]
+__all__ = ["EvidenceMixin", "check_optimizer_settings", "maximise_evidence"]
 
 #: Distance (in log units) from a bound within which a hyperparameter counts as sitting on it.
 AT_BOUND = 1e-6

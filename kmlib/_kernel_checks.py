@@ -25,9 +25,9 @@ from .kernels import Kernel
 
 __all__ = [
     "check_kernel",
+    "design_matrix",
     "evaluate_kernel",
     "kernel_diagonal",
-    "design_matrix",
     "warn_if_constant",
 ]
 

@@ -63,12 +63,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _linalg
+from ._kernel_checks import check_kernel, design_matrix, warn_if_constant
 from ._newton import damped_step
 from ._validation import check_positive_int, check_real
-from ._kernel_checks import check_kernel, design_matrix, warn_if_constant
 from .kernels import RBF
 
-__all__ = ["L2VMRegressor", "L1VMRegressor", "L2VMClassifier", "L1VMClassifier"]
+__all__ = ["L1VMClassifier", "L1VMRegressor", "L2VMClassifier", "L2VMRegressor"]
 
 #: Relative damping :math:`\tau` of the proximal Newton model (times the mean diagonal of H).
 PROXIMAL_DAMPING = 1e-12

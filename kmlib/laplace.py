@@ -37,18 +37,18 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _linalg
-from ._newton import damped_step
 from ._deprecated import DEPRECATED, renamed_attribute, renamed_parameter
 from ._evidence import EvidenceMixin, check_optimizer_settings, maximise_evidence
 from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal, warn_if_constant
+from ._newton import damped_step
 from ._validation import binary_training_data, check_positive, check_positive_int, check_real
 from .kernels import RBF
 
 __all__ = [
     "GaussianProcessClassifier",
     "LaplaceMode",
-    "find_mode",
     "evidence_gradient",
+    "find_mode",
     "probit_probability",
 ]
 

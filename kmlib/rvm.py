@@ -624,9 +624,9 @@ class _SequentialPosterior:
         self._basis[:, k] = self.Phi[:, i]
         column_cross = self._cross[:, k]
         self.n_adds += 1
-        if self.gram is None and self.n_adds > GRAM_AFTER_ADDS:
-            if self.Phi.shape[1] <= GRAM_MAX_COLUMNS:
-                self.gram = self.Phi.T @ self.Phi
+        few_columns = self.Phi.shape[1] <= GRAM_MAX_COLUMNS
+        if self.gram is None and self.n_adds > GRAM_AFTER_ADDS and few_columns:
+            self.gram = self.Phi.T @ self.Phi
         if self.gram is None:
             np.matmul(self.Phi.T, self._basis[:, k], out=column_cross)
         else:

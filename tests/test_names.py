@@ -104,7 +104,7 @@ def estimators_with_a_kernel():
                 inspect.isclass(cls)
                 and issubclass(cls, BaseEstimator)
                 and "kernel" in inspect.signature(cls).parameters
-                and not module_name == "smoothing"  # smoothing kernels are names, not objects
+                and module_name != "smoothing"  # smoothing kernels are names, not objects
             ):
                 yield pytest.param(cls, id=f"{module_name}.{name}")
 

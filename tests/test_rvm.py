@@ -193,7 +193,7 @@ def test_uphill_newton_step_with_and_without_a_definite_hessian():
 def test_joint_step_follows_the_ridge_of_neighbouring_columns():
     # plain single-coordinate ascent (fixed beta) on a dense grid of kernel columns: after 50
     # moves it holds the neighbouring columns 39 and 40 and creeps, gaining ~1e-4 per move
-    X, t, Phi, _ = regression_problem(n=60, seed=3, lengthscale=0.1)
+    _, t, Phi, _ = regression_problem(n=60, seed=3, lengthscale=0.1)
     Phi, t, beta = Phi / np.linalg.norm(Phi, axis=0), t / np.sqrt(np.mean(t**2)), 1 / 0.15
     alpha = np.full(Phi.shape[1], np.inf)
     for _ in range(50):
@@ -237,7 +237,7 @@ def test_joint_step_follows_the_ridge_of_neighbouring_columns():
 
 def test_rank_one_updates_equal_a_fresh_factorisation_after_many_moves():
     # Tipping & Faul (2003), Appendix A: 300 adds, re-estimates and deletes without a refresh
-    X, t, Phi, _ = regression_problem(n=120, seed=8, lengthscale=0.03)
+    _, t, Phi, _ = regression_problem(n=120, seed=8, lengthscale=0.03)
     Phi, t = Phi / np.linalg.norm(Phi, axis=0), t / np.sqrt(np.mean(t**2))
     state = rvm._SequentialPosterior(Phi, t, beta=20.0)
     rng = np.random.default_rng(0)
