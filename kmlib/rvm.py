@@ -34,7 +34,6 @@ scaled to unit root mean square. Neither changes the evidence maximum: scaling a
 from __future__ import annotations
 
 import warnings
-from collections import deque
 from typing import NamedTuple
 
 import numpy as np
@@ -359,20 +358,20 @@ def _heading_out(mean, gamma, cov):
 
 
 def _best_move(alpha, factors):
-    """The add / re-estimate / delete move (7.101) with the largest gain (7.96) in evidence.
+    """The add / re-estimate / delete move (7.101) with the largest gain (7.96) in evidence,
+    ``(i, new_alpha, gain)`` (compiled: ``kmlib._rvm_moves.best_move``).
 
     At the optimum (7.101), lambda of (7.97) has a closed form in r = q^2/s alone:
     lambda(s^2/(q^2 - s)) = (r - 1 - ln r)/2 for r > 1, and 0 (the function left out) otherwise.
     """
-    s, q = factors.s, factors.q
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.fmax(q**2 / s, 1.0)  # s <= 0 only by rounding (duplicate columns): left out
-    gain = 0.5 * (r - 1.0 - np.log(r))
-    f = np.isfinite(alpha)
-    gain[f] -= log_evidence_term(alpha[f], s[f], q[f])
-    i = int(np.argmax(gain))
-    new_alpha = s[i] ** 2 / (q[i] ** 2 - s[i]) if r[i] > 1.0 else np.inf
-    return i, new_alpha, gain[i]
+    from . import _rvm_moves  # numba: imported on the first sequential fit only
+
+    i, new_alpha, gain = _rvm_moves.best_move(
+        np.ascontiguousarray(factors.s, dtype=np.float64),
+        np.ascontiguousarray(factors.q, dtype=np.float64),
+        np.ascontiguousarray(alpha, dtype=np.float64),
+    )
+    return int(i), float(new_alpha), float(gain)
 
 
 def _variance_gradient_hessian(alpha, mean, cov):
@@ -512,7 +511,9 @@ class _SequentialPosterior:
     :math:`O(Mk)` (plus :math:`O(NM)` for the new column's products on an add) instead of the
     :math:`O(Mk^2 + k^3)` of a fresh factorisation. A change of :math:`\beta` changes every
     quantity, so it (and a joint step) is followed by :meth:`refresh`, which also removes the
-    drift of the updates; the fit calls it every ``FULL_REFRESH_EVERY`` moves besides.
+    drift of the updates; the fit calls it every ``FULL_REFRESH_EVERY`` moves besides. The moves
+    themselves are compiled (``kmlib._rvm_moves``), which keeps the state in buffers that grow
+    by doubling; the attributes below are views of their used parts.
 
     Attributes
     ----------
@@ -524,39 +525,85 @@ class _SequentialPosterior:
     beta : float
         Noise precision.
     cross : ndarray of shape (M, k)
-        :math:`\boldsymbol\phi_m^\top\boldsymbol\phi_j` for every column m and active j (a view
-        of a buffer that grows by doubling).
+        :math:`\boldsymbol\phi_m^\top\boldsymbol\phi_j` for every column m and active j.
+    basis : ndarray of shape (n, k)
+        The active columns.
     mean, cov : ndarray of shapes (k,) and (k, k)
         :math:`\mathbf m` and :math:`\boldsymbol\Sigma`.
     S, Q : ndarray of shape (M,)
         :math:`S_m` and :math:`Q_m`.
     log_evidence : float
         (7.85), updated by the exact gains (7.96) of the moves.
+    counters : ndarray of shape (``moves.N_COUNTERS``,)
+        The number of active functions and the fit's counts of iterations and moves, shared
+        with the compiled moves (indices ``moves.K``, ``moves.ITERATIONS`` ...).
+    recent : ndarray of shape (``CREEP_WINDOW``,)
+        The functions of the last single moves (-1 for none yet).
     """
 
     def __init__(self, Phi, t, beta):
+        from . import _rvm_moves as moves  # numba: imported on the first sequential fit only
+
+        self.moves = moves
         self.Phi, self.t, self.beta = Phi, t, beta
         self.PhiT_t = Phi.T @ t
         self.norms2 = np.sum(Phi**2, axis=0)
         self.alpha = np.full(Phi.shape[1], np.inf)
-        self.active = np.zeros(0, dtype=int)
-        self._cross = np.zeros((Phi.shape[1], 8), order="F")
-        self._basis = np.zeros((Phi.shape[0], 8), order="F")
+        self.S, self.Q = self.beta * self.norms2, self.beta * self.PhiT_t  # (7.106)-(7.107)
+        self.counters = np.zeros(moves.N_COUNTERS, dtype=np.int64)
+        self.recent = np.full(CREEP_WINDOW, -1, dtype=np.int64)
+        self._evidence = np.zeros(1)
+        self._allocate(8)
         # phi_m^T phi_i for an added column i: a product of its own for the first adds, then
         # a column of the Gram matrix, once GRAM_AFTER_ADDS adds suggest that many more will
         # follow (the whole matrix costs about as much as a few dozen separate products)
-        self.gram, self.n_adds = None, 0
+        self.gram = np.zeros((0, 0))
+        self.gram_allowed = Phi.shape[1] <= GRAM_MAX_COLUMNS
         self.refresh()
+
+    def _allocate(self, capacity):
+        """Buffers for ``capacity`` active functions, the used part copied over."""
+        k = self.k  # 0 when the buffers are first made
+        buffers = (
+            np.zeros(capacity, dtype=np.int64),
+            np.zeros(capacity),
+            np.zeros((capacity, capacity)),
+            np.zeros((self.Phi.shape[1], capacity), order="F"),
+            np.zeros((self.Phi.shape[0], capacity), order="F"),
+        )
+        if k:
+            buffers[0][:k], buffers[1][:k], buffers[2][:k, :k] = self.active, self.mean, self.cov
+            buffers[3][:, :k], buffers[4][:, :k] = self.cross, self.basis
+        self._active, self._mean, self._cov, self._cross, self._basis = buffers
+
+    @property
+    def k(self):
+        """The number of active functions."""
+        return int(self.counters[self.moves.K])
+
+    @property
+    def active(self):
+        return self._active[: self.k]
+
+    @property
+    def mean(self):
+        return self._mean[: self.k]
+
+    @property
+    def cov(self):
+        return self._cov[: self.k, : self.k]
 
     @property
     def cross(self):
-        """phi_m^T phi_j, shape (M, k) (a view of a buffer that grows by doubling)."""
-        return self._cross[:, : self.active.size]
+        return self._cross[:, : self.k]
 
     @property
     def basis(self):
-        """The active columns, shape (n, k) (a view of a buffer that grows by doubling)."""
-        return self._basis[:, : self.active.size]
+        return self._basis[:, : self.k]
+
+    @property
+    def log_evidence(self):
+        return float(self._evidence[0])
 
     def posterior(self, alpha_active=None, beta=None):
         """A fresh :func:`regression_posterior` of the active columns; trial values may be
@@ -575,17 +622,24 @@ class _SequentialPosterior:
         """Recompute everything from a factorisation (``post``, if given, is the posterior of
         the current active set and beta)."""
         post = self.posterior() if post is None else post
-        self.mean, self.cov, self.log_evidence = post.mean, post.cov, post.log_evidence
-        self.S, self.Q = _regression_factors(self.cross, self.PhiT_t, self.norms2, self.beta, post)
+        k = self.k
+        self._mean[:k], self._cov[:k, :k], self._evidence[0] = (
+            post.mean,
+            post.cov,
+            post.log_evidence,
+        )
+        S, Q = _regression_factors(self.cross, self.PhiT_t, self.norms2, self.beta, post)
+        self.S[:], self.Q[:] = S, Q
 
     def set_alpha(self, alpha_active, post):
         """Take new precisions for all active columns (a joint step) with their posterior."""
         keep = np.isfinite(alpha_active)
         self.alpha[self.active] = alpha_active
         k = int(np.sum(keep))
+        self._active[:k] = self.active[keep]
         self._cross[:, :k] = self.cross[:, keep]
         self._basis[:, :k] = self.basis[:, keep]
-        self.active = self.active[keep]
+        self.counters[self.moves.K] = k
         self.refresh(post)
 
     def set_beta(self, beta, post):
@@ -602,84 +656,74 @@ class _SequentialPosterior:
         gamma = 1.0 - self.alpha[self.active] * np.diag(self.cov)
         residual = self.t - self.basis @ self.mean
         return RegressionPosterior(
-            self.mean, self.cov, self.log_evidence, gamma, float(residual @ residual)
+            self.mean.copy(), self.cov.copy(), self.log_evidence, gamma, float(residual @ residual)
         )
 
     def add(self, i, alpha_i, gain):
-        r"""Put column i in the model with precision alpha_i (Tipping & Faul 2003, App. A, add).
-
-        With :math:`\Sigma_{ii} = (\alpha_i + S_i)^{-1}`, :math:`m_i = \Sigma_{ii}Q_i`,
-        :math:`\mathbf u = \beta\boldsymbol\Sigma\boldsymbol\Phi^\top\boldsymbol\phi_i` and
-        :math:`\mathbf e_i = \boldsymbol\phi_i - \beta\boldsymbol\Phi\boldsymbol\Sigma
-        \boldsymbol\Phi^\top\boldsymbol\phi_i`, the covariance gains the border
-        :math:`-\Sigma_{ii}\mathbf u` and :math:`\boldsymbol\Sigma + \Sigma_{ii}\mathbf u
-        \mathbf u^\top`, the mean becomes :math:`(\mathbf m - m_i\mathbf u, m_i)`, and
-        :math:`S_m \mathrel{-}= \Sigma_{ii}(\beta\boldsymbol\phi_m^\top\mathbf e_i)^2`,
-        :math:`Q_m \mathrel{-}= m_i\beta\boldsymbol\phi_m^\top\mathbf e_i`.
-        """
-        k = self.active.size
-        if k == self._cross.shape[1]:
-            self._cross = np.asfortranarray(np.column_stack([self._cross, 0 * self._cross]))
-            self._basis = np.asfortranarray(np.column_stack([self._basis, 0 * self._basis]))
-        self._basis[:, k] = self.Phi[:, i]
-        column_cross = self._cross[:, k]
-        self.n_adds += 1
-        few_columns = self.Phi.shape[1] <= GRAM_MAX_COLUMNS
-        if self.gram is None and self.n_adds > GRAM_AFTER_ADDS and few_columns:
+        """Put column i in the model with precision alpha_i (``_rvm_moves.add_column``)."""
+        k = self.k
+        if k == self._active.size:
+            self._allocate(2 * k)
+        self.counters[self.moves.N_ADDS] += 1
+        if (
+            not self.gram.size
+            and self.gram_allowed
+            and self.counters[self.moves.N_ADDS] > GRAM_AFTER_ADDS
+        ):
             self.gram = self.Phi.T @ self.Phi
-        if self.gram is None:
-            np.matmul(self.Phi.T, self._basis[:, k], out=column_cross)
-        else:
-            column_cross[:] = self.gram[:, i]
-        sigma_ii = 1.0 / (alpha_i + self.S[i])  # Tipping & Faul (2003), App. A, add
-        mean_i = sigma_ii * self.Q[i]
-        u = self.beta * (self.cov @ self.cross[i])  # beta Sigma Phi^T phi_i
-        e = self.beta * (column_cross - self.cross @ u)  # beta phi_m^T e_i for every m
-        cov = np.empty((k + 1, k + 1))
-        cov[:k, :k] = self.cov + sigma_ii * np.outer(u, u)
-        cov[:k, k] = cov[k, :k] = -sigma_ii * u
-        cov[k, k] = sigma_ii
-        self.cov = cov
-        self.mean = np.append(self.mean - mean_i * u, mean_i)
-        self.S -= sigma_ii * e**2
-        self.Q -= mean_i * e
-        self.active = np.append(self.active, i)
-        self.alpha[i] = alpha_i
-        self.log_evidence += gain
+        self.moves.add_column(
+            int(i),
+            float(alpha_i),
+            self.S,
+            self.Q,
+            self.alpha,
+            self._active,
+            k,
+            self._mean,
+            self._cov,
+            self._cross,
+            self._basis,
+            self.Phi,
+            self.gram,
+            self.beta,
+        )
+        self.counters[self.moves.K] = k + 1
+        self._evidence[0] += gain
 
     def update(self, i, alpha_i, gain):
-        r"""Re-estimate column i's precision to alpha_i, or delete it when alpha_i is inf.
-
-        Tipping & Faul (2003), App. A, re-estimation and deletion: one Sherman-Morrison step in
-        :math:`\boldsymbol\Sigma^{-1} = \mathbf A + \beta\boldsymbol\Phi^\top
-        \boldsymbol\Phi` (7.83). With :math:`\boldsymbol\Sigma_j` the column of function i,
-        :math:`\kappa = (\Sigma_{jj} + (\tilde\alpha_i - \alpha_i)^{-1})^{-1}` (which is
-        :math:`1/\Sigma_{jj}` for a deletion) and :math:`v_m = \beta\boldsymbol\phi_m^\top
-        \boldsymbol\Phi\boldsymbol\Sigma_j`: :math:`\boldsymbol\Sigma \mathrel{-}=
-        \kappa\boldsymbol\Sigma_j\boldsymbol\Sigma_j^\top`, :math:`\mathbf m
-        \mathrel{-}= \kappa m_j\boldsymbol\Sigma_j`, :math:`S_m \mathrel{+}= \kappa v_m^2`,
-        :math:`Q_m \mathrel{+}= \kappa m_j v_m`.
-        """
+        """Re-estimate column i's precision to alpha_i, or delete it when alpha_i is inf
+        (``_rvm_moves.update_column``)."""
         j = int(np.flatnonzero(self.active == i)[0])
-        sigma_j = self.cov[:, j].copy()
-        with np.errstate(divide="ignore"):  # no change: kappa = 0; a deletion: 1 / Sigma_jj
-            kappa = 1.0 / (sigma_j[j] + 1.0 / (alpha_i - self.alpha[i]))
-        v = self.beta * (self.cross @ sigma_j)  # beta phi_m^T Phi Sigma_j
-        mean_j = self.mean[j]
-        self.cov -= kappa * np.outer(sigma_j, sigma_j)  # Tipping & Faul (2003), App. A
-        self.mean -= kappa * mean_j * sigma_j
-        self.S += kappa * v**2
-        self.Q += kappa * mean_j * v
-        self.alpha[i] = alpha_i
-        self.log_evidence += gain
-        if not np.isfinite(alpha_i):  # the last active column takes the deleted one's place
-            last = self.active.size - 1
-            for array in (self.cov, self.cov.T):
-                array[j] = array[last]
-            self.cov = self.cov[:last, :last]
-            self.mean[j], self.active[j] = self.mean[last], self.active[last]
-            self.mean, self.active = self.mean[:last], self.active[:last]
-            self._cross[:, j], self._basis[:, j] = self._cross[:, last], self._basis[:, last]
+        self.counters[self.moves.K] = self.moves.update_column(
+            j,
+            float(alpha_i),
+            self.S,
+            self.Q,
+            self.alpha,
+            self._active,
+            self.k,
+            self._mean,
+            self._cov,
+            self._cross,
+            self._basis,
+            self.beta,
+        )
+        self._evidence[0] += gain
+
+    def single_moves(self, path, tol, max_iter, verbose):
+        """Plain single moves, compiled (``_rvm_moves.single_moves``); returns its status."""
+        return self.moves.single_moves(
+            self.S, self.Q, self.alpha, self._active, self._mean, self._cov, self._cross,
+            self._basis, self.Phi, self.gram, self.beta, self._evidence, path, self.recent,
+            self.counters, tol, max_iter, BETA_UPDATE_PER_ACTIVE, FULL_REFRESH_EVERY, verbose,
+            GRAM_AFTER_ADDS, self.gram_allowed,
+        )  # fmt: skip
+
+    def remember(self, i):
+        """Note function i as moved (for the test of a ridge)."""
+        position = self.counters[self.moves.RECENT_NEXT]
+        self.recent[position] = i
+        self.counters[self.moves.RECENT_NEXT] = (position + 1) % self.recent.size
 
 
 def _beta_interval(n_active):
@@ -729,61 +773,71 @@ def _sequential_regression(Phi, t, beta, tol, max_iter, verbose):
     """Tipping & Faul's algorithm (PRML 7.2.2, steps 1-9) for regression.
 
     Single moves update the posterior and the factors by the rank-one formulas of
-    :class:`_SequentialPosterior`. Beta (step 8) is re-estimated after every
-    :func:`_beta_interval` moves, and whenever no single move gains more than ``tol``; each
-    change of beta, and every ``FULL_REFRESH_EVERY`` moves, refactorises.
+    :class:`_SequentialPosterior`; runs of them are compiled. Beta (step 8) is re-estimated
+    after every :func:`_beta_interval` moves, and whenever no single move gains more than
+    ``tol``; each change of beta, and every ``FULL_REFRESH_EVERY`` moves, refactorises.
     """
     n = Phi.shape[0]
     state = _SequentialPosterior(Phi, t, beta)  # step 2: start from the empty model
-    path = [state.log_evidence]
-    beta_gain, moves_since_beta, moves_since_refresh = np.inf, 0, 0
-    recent = deque(maxlen=CREEP_WINDOW)  # the functions of the last single moves
+    moves, counters = state.moves, state.counters
+    path = np.empty(max_iter + 1)
+    path[0] = state.log_evidence
+    beta_gain = np.inf
     converged = False
-    n_iter = 0
-    while n_iter < max_iter:
-        factors = state.factors()  # step 3: s, q (7.104)-(7.105) of every candidate
-        i, new_alpha, gain = _best_move(state.alpha, factors)  # step 4
-        n_iter += 1
-        if gain <= tol and (moves_since_beta > 0 or beta_gain > tol):
-            moves_since_beta = state.active.size + 1  # nothing left for single moves: beta now
-        elif gain <= tol:
-            post = state.current()
-            leaving = state.active[_heading_out(post.mean, post.gamma, post.cov)]
-            if leaving.size == 0:
-                n_iter -= 1
-                converged = True
-                break
-            i, new_alpha = int(leaving[0]), np.inf  # its deletion gain (7.96) is >= 0
-            gain = -log_evidence_term(state.alpha[i], factors.s[i], factors.q[i])
-            _take_move(state, i, new_alpha, gain)
-            moves_since_beta, moves_since_refresh = moves_since_beta + 1, moves_since_refresh + 1
-        else:
-            joint = None
-            creeping = i in recent and np.isfinite(state.alpha[i])  # revisits: a ridge
-            if creeping and np.isfinite(new_alpha) and state.active.size > 1:
-                joint = _joint_move(state, i, gain)
-            if joint is not None:
-                state.set_alpha(*joint)
-                moves_since_refresh = 0
-            else:
+    while counters[moves.ITERATIONS] < max_iter:
+        status = state.single_moves(path, tol, max_iter, verbose)  # steps 3-7, plain moves
+        if status == moves.MAX_ITER:
+            break
+        if status == moves.NOT_PLAIN:  # this iteration needs Python
+            factors = state.factors()  # step 3
+            i, new_alpha, gain = _best_move(state.alpha, factors)  # step 4
+            counters[moves.ITERATIONS] += 1
+            if gain <= tol and (counters[moves.SINCE_BETA] > 0 or beta_gain > tol):
+                counters[moves.SINCE_BETA] = state.k + 1  # nothing left for single moves: beta
+            elif gain <= tol:
+                post = state.current()
+                leaving = state.active[_heading_out(post.mean, post.gamma, post.cov)]
+                if leaving.size == 0:
+                    counters[moves.ITERATIONS] -= 1
+                    converged = True
+                    break
+                i, new_alpha = int(leaving[0]), np.inf  # its deletion gain (7.96) is >= 0
+                gain = -log_evidence_term(state.alpha[i], factors.s[i], factors.q[i])
                 _take_move(state, i, new_alpha, gain)
-                moves_since_refresh += 1
-            recent.append(i)
-            moves_since_beta += 1
-        if moves_since_beta >= _beta_interval(state.active.size):  # step 8
+                counters[moves.SINCE_BETA] += 1
+                counters[moves.SINCE_REFRESH] += 1
+            else:
+                joint = None
+                creeping = i in state.recent and np.isfinite(state.alpha[i])  # revisits: a ridge
+                if creeping and np.isfinite(new_alpha) and state.k > 1:
+                    joint = _joint_move(state, i, gain)
+                if joint is not None:
+                    state.set_alpha(*joint)
+                    counters[moves.SINCE_REFRESH] = 0
+                else:
+                    _take_move(state, i, new_alpha, gain)
+                    counters[moves.SINCE_REFRESH] += 1
+                state.remember(i)
+                counters[moves.SINCE_BETA] += 1
+        # the end of the iteration, after a compiled move or a Python one
+        if counters[moves.SINCE_BETA] >= _beta_interval(state.k):  # step 8
             beta_gain = _update_beta(state, n)
-            moves_since_beta = 0
-            moves_since_refresh = 0 if beta_gain > 0 else moves_since_refresh
-        if moves_since_refresh >= FULL_REFRESH_EVERY:  # clear the drift of the updates
+            counters[moves.SINCE_BETA] = 0
+            if beta_gain > 0:
+                counters[moves.SINCE_REFRESH] = 0
+        if counters[moves.SINCE_REFRESH] >= FULL_REFRESH_EVERY:  # clear the drift of the updates
             state.refresh()
-            moves_since_refresh = 0
-        path.append(state.log_evidence)
-        _report(verbose, "sequential", n_iter, state.active.size, state.log_evidence)
+            counters[moves.SINCE_REFRESH] = 0
+        n_iter = int(counters[moves.ITERATIONS])
+        path[n_iter] = state.log_evidence
+        _report(verbose, "sequential", n_iter, state.k, state.log_evidence)
+    n_iter = int(counters[moves.ITERATIONS])
     post = state.posterior()  # the answer from a fresh factorisation
+    path = list(path[: n_iter + 1])
     path[-1] = post.log_evidence
     return _Fit(
         state.alpha,
-        state.active,
+        state.active.copy(),
         state.beta,
         post.mean,
         post.cov,

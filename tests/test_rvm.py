@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.special import expit
 from scipy.stats import multivariate_normal
+from sklearn.datasets import make_friedman1
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -271,6 +272,46 @@ def test_rank_one_updates_equal_a_fresh_factorisation_after_many_moves():
     post = rvm.regression_posterior(Phi[:, state.active], t, state.alpha[state.active], 20.0)
     np.testing.assert_allclose(state.cov, post.cov, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(state.log_evidence, post.log_evidence, rtol=1e-12)
+
+
+def test_compiled_single_moves_take_the_moves_of_the_python_loop():
+    # the compiled runs of plain moves (kmlib._rvm_moves.single_moves) against steps 3-7 taken
+    # one at a time in Python, at a fixed beta, with no refresh and no Gram matrix; where the
+    # compiled loop stops (a move the fit would try as a joint step), Python takes the move
+    X, t = make_friedman1(200, noise=1.0, random_state=0)
+    Phi = rvm.design_matrix(RBF(lengthscale=np.sqrt(10 / 6)), X, X)
+    Phi, t = Phi / np.linalg.norm(Phi, axis=0), t / np.sqrt(np.mean(t**2))
+    compiled, stepwise = (rvm._SequentialPosterior(Phi, t, 10.0) for _ in range(2))
+    moves, counters = compiled.moves, compiled.counters
+    path, in_python = np.zeros(301), 0
+    while counters[moves.ITERATIONS] < 300:
+        status = moves.single_moves(
+            compiled.S, compiled.Q, compiled.alpha, compiled._active, compiled._mean,
+            compiled._cov, compiled._cross, compiled._basis, Phi, compiled.gram, 10.0,
+            compiled._evidence, path, compiled.recent, counters, 1e-9, 300, 1, 10**6, 0, 10**6,
+            False,
+        )  # fmt: skip
+        if status == moves.END_OF_ITERATION:  # a new beta is due: not taken here
+            counters[moves.SINCE_BETA] = 0
+            continue
+        i, new_alpha, gain = rvm._best_move(compiled.alpha, compiled.factors())
+        if status == moves.MAX_ITER or gain <= 1e-9:
+            break
+        rvm._take_move(compiled, i, new_alpha, gain)
+        compiled.remember(i)
+        counters[moves.ITERATIONS] += 1
+        in_python += 1
+    n_moves = int(counters[moves.ITERATIONS])
+    assert n_moves >= 100 and in_python < n_moves / 2  # most moves compiled
+    for _ in range(n_moves):
+        i, new_alpha, gain = rvm._best_move(stepwise.alpha, stepwise.factors())
+        rvm._take_move(stepwise, i, new_alpha, gain)
+    np.testing.assert_array_equal(compiled.active, stepwise.active)
+    np.testing.assert_allclose(compiled.alpha[compiled.active], stepwise.alpha[stepwise.active],
+                               rtol=1e-10)
+    assert abs(compiled.log_evidence - stepwise.log_evidence) < 1e-9 * abs(stepwise.log_evidence)
+    stepwise.refresh()  # and the tracked evidence is the factorised one
+    assert abs(compiled.log_evidence - stepwise.log_evidence) < 1e-9 * abs(stepwise.log_evidence)
 
 
 def test_reestimation_ends_where_the_evidence_gradient_vanishes():
