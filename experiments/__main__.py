@@ -52,7 +52,8 @@ def list_of(parse, name):
 def parser():
     top = argparse.ArgumentParser(
         prog="python -m experiments",
-        description="Run a table or figure of Chu (2003) at the thesis's protocol.")
+        description="Run a table or figure of Chu (2003) at the thesis's protocol, or MLAPP's "
+                    "Table 14.1 at the full protocol of its page.")
     commands = top.add_subparsers(dest="name", required=True, metavar="NAME",
                                   title="experiments")
     commands.add_parser("status", help="list the stored results files, their tasks and times")
@@ -60,7 +61,7 @@ def parser():
         command = commands.add_parser(experiment.name, help=experiment.caption,
                                       description=experiment.caption)
         command.add_argument("--splits", type=positive_int, default=experiment.default_splits,
-                             help="partitions or repetitions (default: the thesis's, "
+                             help="partitions or repetitions (default: the full protocol's, "
                                   f"{experiment.default_splits})")
         where = command.add_mutually_exclusive_group()
         where.add_argument("--n-jobs", type=n_jobs, default=1,

@@ -24,7 +24,7 @@ from scipy import stats
 from sklearn.exceptions import ConvergenceWarning
 
 from experiments.model_selection import covariance, fit_bsvr, select_svr, svr_model
-from experiments.runner import Experiment, Task
+from experiments.runner import Experiment, Task, data_set_names
 from kmlib import datasets
 from kmlib.gp import GaussianProcessRegressor
 
@@ -164,13 +164,7 @@ def _summary(table):
     return summarise
 
 
-def data_set_name(text):
-    if text not in SETS:
-        raise ValueError(f"unknown data set {text!r}; choose from {', '.join(SETS)}")
-    return text
-
-
-OPTIONS = {"sets": (data_set_name, list(SETS), "data sets")}
+OPTIONS = {"sets": (data_set_names(SETS), list(SETS), "data sets")}
 EXPERIMENTS = [
     Experiment("table-4.7", "Chu (2003) Table 4.7 (and 4.9): BSVR, SVR and GPR with the "
                "Gaussian covariance on Boston, abalone and computer activity",

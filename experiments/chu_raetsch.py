@@ -21,7 +21,7 @@ from scipy import stats
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
-from experiments.runner import Experiment, Task
+from experiments.runner import Experiment, Task, data_set_names
 from kmlib import datasets
 from kmlib.btsvc import BTSVC, default_kernel
 from kmlib.kernels import RBF, Constant
@@ -288,23 +288,16 @@ def _summarise_55(options, results):
     return "\n".join(lines)
 
 
-def set_names(allowed):
-    def set_name(text):
-        if text not in allowed:
-            raise ValueError(f"unknown data set {text!r}; choose from {', '.join(allowed)}")
-        return text
-    return set_name
-
 EXPERIMENTS = [
     Experiment("table-5.3", "Chu (2003) Table 5.3: BTSVC on Rätsch's benchmarks, one set of "
                "hyperparameters per data set", 100, (_tune_phase, _fixed_phase, _thesis_phase),
                _summarise_53,
-               {"sets": (set_names(SETS), list(SETS), "data sets")}),
+               {"sets": (data_set_names(SETS), list(SETS), "data sets")}),
     Experiment("table-5.4", "Chu (2003) Table 5.4: BTSVC against GPC, both tuned on every "
                "partition of Rätsch's benchmarks", 100, (_tuned_phase,), _summarise_54,
-               {"sets": (set_names(SETS_54), list(SETS_54), "data sets")}),
+               {"sets": (data_set_names(SETS_54), list(SETS_54), "data sets")}),
     Experiment("table-5.5", "Chu (2003) Table 5.5: BTSVC and GPC with the ARD covariance on "
                "splice and splice* (image is not available)", 20, (_ard_phase,), _summarise_55,
-               {"sets": (set_names(("splice", "splice-star")), ["splice", "splice-star"],
+               {"sets": (data_set_names(("splice", "splice-star")), ["splice", "splice-star"],
                          "data sets")}),
 ]

@@ -85,6 +85,15 @@ def training_size(text):
     return value
 
 
+def data_set_names(allowed):
+    """The parser of a ``--sets`` item: one of the names in ``allowed``."""
+    def data_set_name(text):
+        if text not in allowed:
+            raise ValueError(f"unknown data set {text!r}; choose from {', '.join(allowed)}")
+        return text
+    return data_set_name
+
+
 class RunnerError(ValueError):
     """An option or a results file that the runner cannot use (the message says why)."""
 
