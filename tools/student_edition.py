@@ -191,6 +191,9 @@ def write_student_site(root, site_dir):
     site_dir.mkdir(parents=True)
     for folder in ("book", "chapters"):
         shutil.copytree(root / folder, site_dir / folder, ignore=shutil.ignore_patterns("_build"))
+    # the protocol code that pages show with literalinclude (MLAPP 14.6)
+    shutil.copytree(root / "experiments", site_dir / "experiments",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     for source in exercises.exercise_sources(root):
         page = site_dir / source.relative_to(root)
         page.parent.mkdir(parents=True, exist_ok=True)
