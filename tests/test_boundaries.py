@@ -1402,6 +1402,21 @@ def summary_lines():
 
 
 @pytest.fixture(scope="module", autouse=True)
+def compiled_loops():
+    """Compile kmlib's numba loops (or load them from numba's cache) before any case is timed:
+    the first call of each pays the compilation, several seconds on a fresh clone, which the
+    hang detector is not meant to count."""
+    X = np.linspace(0.0, 1.0, 30)[:, np.newaxis]
+    t = np.sin(6.0 * X[:, 0])
+    labels = (t > 0).astype(int)
+    narrow = kernels.RBF(lengthscale=0.1)
+    for model, target in ((kmlib.svm.SVC(), labels), (kmlib.svm.NuSVC(), labels),
+                          (kmlib.svm.SVR(), t), (kmlib.rvm.RVR(narrow), t),
+                          (kmlib.rvm.RVC(narrow), labels)):
+        model.fit(X, target)
+
+
+@pytest.fixture(scope="module", autouse=True)
 def outcome_summary(request):
     """After the module's last test: the totals per outcome class, printed past the output
     capture and written to ``_build/boundaries-summary.txt`` when ``_build`` exists."""
