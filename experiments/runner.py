@@ -304,6 +304,13 @@ def stored_results(name):
     return load_results(ROOT / "results" / f"{name}.json")
 
 
+def wall_seconds(stored):
+    """Wall time of the finished runs of a results file, in seconds."""
+    return sum((datetime.datetime.fromisoformat(run["finished"])
+                - datetime.datetime.fromisoformat(run["started"])).total_seconds()
+               for run in stored["runs"] if run.get("finished"))
+
+
 def status_table(folder=ROOT / "results"):
     """A Markdown table of the results files in ``folder``: tasks, runs and times of each."""
     lines = ["| results file | tasks | runs | wall time | time in tasks | machine |",
@@ -311,9 +318,7 @@ def status_table(folder=ROOT / "results"):
     for path in sorted(Path(folder).glob("*.json")):
         stored = load_results(path)
         finished = [run for run in stored["runs"] if run.get("finished")]
-        wall = sum((datetime.datetime.fromisoformat(run["finished"])
-                    - datetime.datetime.fromisoformat(run["started"])).total_seconds()
-                   for run in finished)
+        wall = wall_seconds(stored)
         in_tasks = sum(record["seconds"] for record in stored["tasks"].values())
         machines = sorted({f"{run['machine']['cpu']}, {run['machine']['cores']} cores"
                            for run in stored["runs"]})

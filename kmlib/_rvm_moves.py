@@ -180,6 +180,14 @@ def update_column(j, alpha_i, S, Q, alpha, active, k, mean, cov, cross, basis, b
     return last
 
 
+@njit(cache=True)
+def beta_interval(n_active, per_active):
+    """Single moves between two re-estimations of beta (step 8): one while the model is small,
+    then one per ``per_active`` active functions, since the refactorisation that a new beta
+    needs costs O(M k^2) against the O(M k) of a move."""
+    return max(1, -(-n_active // per_active))
+
+
 @njit(cache=True, error_model="numpy")
 def single_moves(
     S,
@@ -250,9 +258,8 @@ def single_moves(
         counters[ITERATIONS] += 1
         counters[SINCE_BETA] += 1
         counters[SINCE_REFRESH] += 1
-        beta_interval = max(1, -(-counters[K] // per_active))
         if (
-            counters[SINCE_BETA] >= beta_interval
+            counters[SINCE_BETA] >= beta_interval(counters[K], per_active)
             or counters[SINCE_REFRESH] >= refresh_every
             or (verbose > 0 and counters[ITERATIONS] % verbose == 0)
         ):

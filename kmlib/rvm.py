@@ -74,7 +74,7 @@ JOINT_STEP_HALVINGS = 4
 #: Sequential regression tries a joint step only on a function it moved within this many moves.
 CREEP_WINDOW = 4
 #: Sequential regression re-estimates the noise precision after one single move per this many
-#: active functions (see _beta_interval).
+#: active functions (see kmlib._rvm_moves.beta_interval).
 BETA_UPDATE_PER_ACTIVE = 5
 #: Sequential regression: rank-one updates between two fresh factorisations.
 FULL_REFRESH_EVERY = 50
@@ -285,24 +285,22 @@ class SparsityQuality(NamedTuple):
     q: np.ndarray  #: phi_i^T C_-i^-1 t (7.99), shape (M,)
 
 
-def _leave_one_out(S, Q, alpha, active=None, mean=None, cov_diagonal=None):
+def _leave_one_out(S, Q, alpha, active, mean, cov):
     """s, q from S, Q by (7.104)-(7.105); s = S and q = Q where alpha is infinite.
 
-    Given the posterior mean and the diagonal of the covariance of the ``active`` functions,
-    their s, q are taken in the equivalent forms s_i = gamma_i / Sigma_ii and q_i = m_i /
-    Sigma_ii (S_i = alpha_i gamma_i and Q_i = alpha_i m_i in (7.104)-(7.105)), which do not
-    divide by the difference alpha_i - S_i.
+    Given the posterior mean and covariance of the ``active`` functions, their s, q are taken
+    in the equivalent forms s_i = gamma_i / Sigma_ii and q_i = m_i / Sigma_ii (S_i = alpha_i
+    gamma_i and Q_i = alpha_i m_i in (7.104)-(7.105)), which do not divide by the difference
+    alpha_i - S_i (compiled: ``kmlib._rvm_moves.leave_one_out``).
     """
-    s, q = S.copy(), Q.copy()
-    if mean is not None:
-        d = cov_diagonal
-        s[active] = (1.0 - alpha[active] * d) / d
-        q[active] = mean / d
-    else:
-        f = np.isfinite(alpha)
-        scale = alpha[f] / (alpha[f] - S[f])
-        s[f] = scale * S[f]
-        q[f] = scale * Q[f]
+    from . import _rvm_moves  # numba: imported on the first sequential fit only
+
+    s, q = np.empty(S.shape), np.empty(Q.shape)
+    _rvm_moves.leave_one_out(
+        S, Q, alpha, np.asarray(active, dtype=np.int64), len(active),
+        np.ascontiguousarray(mean, dtype=np.float64), np.ascontiguousarray(cov, dtype=np.float64),
+        s, q,
+    )  # fmt: skip
     return SparsityQuality(S, Q, s, q)
 
 
@@ -344,7 +342,7 @@ def sparsity_quality(Phi, t, alpha, beta):
     S, Q = _regression_factors(
         Phi.T @ Phi[:, active], Phi.T @ t, np.sum(Phi**2, axis=0), beta, posterior
     )
-    return _leave_one_out(S, Q, alpha, active, posterior.mean, np.diag(posterior.cov))
+    return _leave_one_out(S, Q, alpha, active, posterior.mean, posterior.cov)
 
 
 def _heading_out(mean, gamma, cov):
@@ -649,7 +647,7 @@ class _SequentialPosterior:
 
     def factors(self):
         """s, q of every candidate by (7.104)-(7.105)."""
-        return _leave_one_out(self.S, self.Q, self.alpha, self.active, self.mean, np.diag(self.cov))
+        return _leave_one_out(self.S, self.Q, self.alpha, self.active, self.mean, self.cov)
 
     def current(self):
         """The posterior as :func:`regression_posterior` returns it, without refactorising."""
@@ -726,13 +724,6 @@ class _SequentialPosterior:
         self.counters[self.moves.RECENT_NEXT] = (position + 1) % self.recent.size
 
 
-def _beta_interval(n_active):
-    """Single moves between two re-estimations of beta (step 8): one while the model is small,
-    then one per ``BETA_UPDATE_PER_ACTIVE`` active functions, since the refactorisation that a
-    new beta needs costs O(M k^2) against the O(M k) of a move."""
-    return max(1, -(-n_active // BETA_UPDATE_PER_ACTIVE))
-
-
 def _take_move(state, i, new_alpha, gain):
     """Add (step 6), re-estimate (step 5) or delete (step 7) basis function i."""
     if np.isfinite(state.alpha[i]):
@@ -774,8 +765,9 @@ def _sequential_regression(Phi, t, beta, tol, max_iter, verbose):
 
     Single moves update the posterior and the factors by the rank-one formulas of
     :class:`_SequentialPosterior`; runs of them are compiled. Beta (step 8) is re-estimated
-    after every :func:`_beta_interval` moves, and whenever no single move gains more than
-    ``tol``; each change of beta, and every ``FULL_REFRESH_EVERY`` moves, refactorises.
+    after every ``kmlib._rvm_moves.beta_interval`` moves, and whenever no single move gains
+    more than ``tol``; each change of beta, and every ``FULL_REFRESH_EVERY`` moves,
+    refactorises.
     """
     n = Phi.shape[0]
     state = _SequentialPosterior(Phi, t, beta)  # step 2: start from the empty model
@@ -820,7 +812,8 @@ def _sequential_regression(Phi, t, beta, tol, max_iter, verbose):
                 state.remember(i)
                 counters[moves.SINCE_BETA] += 1
         # the end of the iteration, after a compiled move or a Python one
-        if counters[moves.SINCE_BETA] >= _beta_interval(state.k):  # step 8
+        interval = moves.beta_interval(state.k, BETA_UPDATE_PER_ACTIVE)
+        if counters[moves.SINCE_BETA] >= interval:  # step 8
             beta_gain = _update_beta(state, n)
             counters[moves.SINCE_BETA] = 0
             if beta_gain > 0:
@@ -973,7 +966,7 @@ def _climb_classification(Phi, t, alpha, tol, max_iter, verbose):
         P = Phi.T @ (B[:, np.newaxis] * Phi[:, active])  # phi_i^T B phi_j, j in the model
         S = Phi2.T @ B - np.einsum("ij,ij->i", P @ mode.cov, P)
         Q = Phi.T @ (t - mode.y)
-        factors = _leave_one_out(S, Q, alpha, active, mode.w, np.diag(mode.cov))
+        factors = _leave_one_out(S, Q, alpha, active, mode.w, mode.cov)
         i, new_alpha, gain = _best_move(alpha, factors)
         if gain <= tol:
             converged = True
