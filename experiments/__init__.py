@@ -9,6 +9,7 @@ runner (parallel execution, results files, resuming) in :mod:`experiments.runner
 
 from experiments import (
     chu_benchmarks,
+    chu_laser,
     chu_raetsch,
     chu_robot_arm,
     chu_simulated,
@@ -19,7 +20,7 @@ from experiments import (
 #: name -> Experiment, in the order of the thesis, then MLAPP's
 EXPERIMENTS = {
     experiment.name: experiment
-    for module in (chu_sinc, chu_robot_arm, chu_benchmarks, chu_simulated, chu_raetsch,
+    for module in (chu_sinc, chu_robot_arm, chu_laser, chu_benchmarks, chu_simulated, chu_raetsch,
                    mlapp_kernel_machines)
     for experiment in module.EXPERIMENTS
 }
