@@ -191,7 +191,7 @@ def write_student_site(root, site_dir):
     site_dir.mkdir(parents=True)
     for folder in ("book", "chapters"):
         shutil.copytree(root / folder, site_dir / folder, ignore=shutil.ignore_patterns("_build"))
-    # the protocol code that pages show with literalinclude (MLAPP 14.6)
+    # the protocol code that pages show with literalinclude (MLAPP 14.6, Chu 4.5.3)
     shutil.copytree(root / "experiments", site_dir / "experiments",
                     ignore=shutil.ignore_patterns("__pycache__"))
     for source in exercises.exercise_sources(root):
