@@ -137,6 +137,7 @@ def test_more_splits_extend_a_finished_run(serial, tmp_path):
     (["table-4.7", "--n-jobs", "2", "--dask", "tcp://127.0.0.1:8786"], "not allowed with"),
     (["table-4.7", "--sets", "mars"], "unknown data set 'mars'"),
     (["table-4.3", "--betas", "2"], "beta must lie in (0, 1]"),
+    (["figure-4.3", "--windows", "5"], "a number of windows from 10 to 992, got 5"),
     (["table-9.9"], "invalid choice: 'table-9.9'"),
 ])
 def test_a_bad_option_gets_a_clear_error(args, message, capsys):
