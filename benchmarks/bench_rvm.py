@@ -32,10 +32,17 @@ set, the median over the draws of the time ratio and of the evidence difference.
 of ratios and differences are taken draw by draw, so they are not the ratio or difference of
 medians.)
 
+With ``--time-to-match`` the closing table has one more column: re-estimation's time over the
+time of a sequential fit stopped (by ``max_iter``) at the first iteration at which its log
+evidence reaches re-estimation's final one, the median over the draws on which it does, and
+how many draws those are. Where the sequential fit ends above re-estimation, this separates
+the cost of reaching the same evidence from the cost of the further climb.
+
 Usage::
 
     python benchmarks/bench_rvm.py [--data sinusoid sinc friedman1] [--sizes 200 500 1000 2000]
                                    [--seeds 3] [--repeat 3] [--draws 10] [--check-size 1000]
+                                   [--time-to-match]
 """
 
 from __future__ import annotations
@@ -105,6 +112,11 @@ def main():
     parser.add_argument("--repeat", type=int, default=3, help="best of this many fits")
     parser.add_argument("--draws", type=int, default=10, help="draws of the closing table")
     parser.add_argument("--check-size", type=int, default=1000, help="N of the closing table")
+    parser.add_argument(
+        "--time-to-match",
+        action="store_true",
+        help="closing table: also time the sequential fit up to re-estimation's evidence",
+    )
     args = parser.parse_args()
 
     header = (
@@ -129,12 +141,12 @@ def main():
                 ]
                 ratio, diff, line = compare(fits)
                 print(f"{n:>5} {seed:>4} | {line}", flush=True)
-                summary.append((name, n, seed, ratio, diff))
+                summary.append((name, n, seed, ratio, diff, fits))
         print()
     for name in args.data:
         for n in args.sizes:
-            ratios = np.array([r for d, m, _, r, _ in summary if (d, m) == (name, n)])
-            diffs = np.array([x for d, m, _, _, x in summary if (d, m) == (name, n)])
+            ratios = np.array([r for d, m, _, r, _, _ in summary if (d, m) == (name, n)])
+            diffs = np.array([x for d, m, _, _, x, _ in summary if (d, m) == (name, n)])
             print(
                 f"{name:>9}, N = {n:>4}: sequential {np.min(ratios):.1f}-{np.max(ratios):.1f}x "
                 f"faster (median {np.median(ratios):.1f}x); evidence at least as high (within "
@@ -149,33 +161,64 @@ def compare(fits):
     (t_seq, seq, ok_seq), (t_re, re, ok_re) = fits
     diff = seq.log_marginal_likelihood_ - re.log_marginal_likelihood_
     flags = ("" if ok_seq else " (seq: max_iter)") + ("" if ok_re else " (re: max_iter)")
-    return t_re / t_seq, diff, (
-        f"{t_seq:>10.3f} {t_re:>10.3f} {t_re / t_seq:>6.1f} | "
-        f"{seq.log_marginal_likelihood_:>10.3f} {re.log_marginal_likelihood_:>10.3f} "
-        f"{diff:>+9.3f} | {seq.relevance_.size:>6} {re.relevance_.size:>5}{flags}"
+    return (
+        t_re / t_seq,
+        diff,
+        (
+            f"{t_seq:>10.3f} {t_re:>10.3f} {t_re / t_seq:>6.1f} | "
+            f"{seq.log_marginal_likelihood_:>10.3f} {re.log_marginal_likelihood_:>10.3f} "
+            f"{diff:>+9.3f} | {seq.relevance_.size:>6} {re.relevance_.size:>5}{flags}"
+        ),
     )
+
+
+def time_to_match(X, t, lengthscale, fits, repeat):
+    """Re-estimation's time over the time of the sequential fit stopped at the first iteration
+    whose log evidence reaches re-estimation's final one; None if it never does."""
+    (_, seq, _), (t_re, re, _) = fits
+    path = np.asarray(seq.log_marginal_likelihood_path_)
+    reached = np.flatnonzero(path >= re.log_marginal_likelihood_)
+    if reached.size == 0:
+        return None
+    # the path does not depend on max_iter, so this fit stops at that iteration
+    seconds, _, _ = timed_fit("sequential", X, t, lengthscale, max(int(reached[0]), 1), repeat)
+    return t_re / seconds
 
 
 def closing_table(args, summary):
     """Median time ratio and evidence difference over ``args.draws`` draws at one size."""
     n = args.check_size
     print(f"\nN = {n}, {args.draws} draws (seeds 0-{args.draws - 1}), best of {args.repeat}:")
-    print(f"{'data':>9} | {'median ratio (re / seq)':>23} | {'median ln p seq - ln p re':>25}")
+    heading = f"{'data':>9} | {'median ratio (re / seq)':>23} | {'median ln p seq - ln p re':>25}"
+    if args.time_to_match:
+        heading += f" | {'to re-estimation evidence':>25}"
+    print(heading)
     for name in args.data:
         make_data, lengthscale = DATA[name]
-        done = {seed: (r, d) for d_name, m, seed, r, d in summary if (d_name, m) == (name, n)}
-        ratios, diffs = [], []
+        done = {s: (r, d, f) for d_name, m, s, r, d, f in summary if (d_name, m) == (name, n)}
+        ratios, diffs, matched = [], [], []
         for seed in range(args.draws):
+            X, t = make_data(n, seed)
             if seed not in done:
-                X, t = make_data(n, seed)
                 fits = [
                     timed_fit(method, X, t, lengthscale, args.max_iter, args.repeat)
                     for method in ("sequential", "reestimate")
                 ]
-                done[seed] = compare(fits)[:2]
+                done[seed] = (*compare(fits)[:2], fits)
             ratios.append(done[seed][0])
             diffs.append(done[seed][1])
-        print(f"{name:>9} | {np.median(ratios):>22.1f}x | {np.median(diffs):>+25.3f}", flush=True)
+            if args.time_to_match:
+                matched.append(time_to_match(X, t, lengthscale, done[seed][2], args.repeat))
+        line = f"{name:>9} | {np.median(ratios):>22.1f}x | {np.median(diffs):>+25.3f}"
+        if args.time_to_match:
+            reached = [r for r in matched if r is not None]
+            cell = (
+                f"{np.median(reached):.1f}x on {len(reached)} of {len(matched)}"
+                if reached
+                else f"never, {len(matched)} draws"
+            )
+            line += f" | {cell:>25}"
+        print(line, flush=True)
 
 
 if __name__ == "__main__":
