@@ -23,7 +23,8 @@ import numpy as np
 from scipy import stats
 from sklearn.exceptions import ConvergenceWarning
 
-from experiments.model_selection import covariance, fit_bsvr, select_svr, svr_model
+from experiments.model_selection import (at_stored, covariance, fit_bsvr, fitted, select_svr,
+                                         svr_model)
 from experiments.runner import Experiment, Task, data_set_names
 from kmlib import datasets
 from kmlib.gp import GaussianProcessRegressor
@@ -64,39 +65,47 @@ def partition(name, split, seed=SEED):
             (X[test] - x_mean) / x_std, y[test], (y_mean, y_std))
 
 
-def fit_model(name, Z, z, beta, seed, bsvr_starts, svm_solver="kmlib"):
-    """One compared model fitted on standardised data: (predict function, description)."""
+def fit_model(name, Z, z, beta, seed, bsvr_starts, svm_solver="kmlib", at=None):
+    """One compared model fitted on standardised data: (predict function, description).
+
+    With ``at`` (the ``hyperparameters`` the description stored), the model is fitted there:
+    no optimisation, no starts, no grid search.
+    """
     if name == "linear":
         A = np.column_stack([np.ones(len(z)), Z])
         w = np.linalg.lstsq(A, z, rcond=None)[0]
         return (lambda Z_new: w[0] + Z_new @ w[1:]), {}
     if name == "SVR":
-        chosen = select_svr(Z, z, epsilon=0.1, seed=seed, solver=svm_solver)
+        chosen = at or select_svr(Z, z, epsilon=0.1, seed=seed, solver=svm_solver)
         model = svr_model(chosen["C"], 0.1, chosen["kappa"], svm_solver).fit(Z, z)
-        return model.predict, {**chosen, "n_support": int(model.support_.size)}
+        return model.predict, {**chosen, "n_support": int(model.support_.size),
+                               "hyperparameters": {"C": chosen["C"], "kappa": chosen["kappa"]}}
     ard = name.endswith("ARD")
     if name.startswith("BSVR"):
-        model, evidence = fit_bsvr(Z, z, beta, covariance(Z.shape[1], ard), bsvr_starts)
+        model, evidence = fit_bsvr(Z, z, beta, covariance(Z.shape[1], ard), bsvr_starts, at)
         described = {"C": model.C_, "epsilon": model.epsilon_,
                      "SV_M": int(model.off_bound_.size), "SV_C": int(model.on_bound_.size),
                      "evidence_by_start": evidence}
     else:
-        model = GaussianProcessRegressor(kernel=covariance(Z.shape[1], ard),
-                                         noise_variance=0.1).fit(Z, z)
+        model = GaussianProcessRegressor(kernel=covariance(Z.shape[1], ard), noise_variance=0.1)
+        model = (model if at is None else at_stored(model, at)).fit(Z, z)
         described = {"noise_variance": model.noise_variance_}
     rbf = model.kernel_.k1
     described.update({
         "kappa": np.atleast_1d(rbf.lengthscale) ** -2.0,  # thesis's kappa_l = 1 / l^2
         "kappa_b": model.kernel_.k2.variance,
         "log_evidence": model.log_marginal_likelihood_,
+        "hyperparameters": fitted(model),
     })
     return model.predict, described
 
 
-def run_partition(table, data_set, split, seed=SEED, bsvr_starts=3, svm_solver="kmlib"):
+def run_partition(table, data_set, split, seed=SEED, bsvr_starts=3, svm_solver="kmlib",
+                  at=None):
     """Every model of ``table`` on one partition: test ASE and AAE, fitted values, seconds.
 
-    ``svm_solver`` fits the SVR: "kmlib" or "libsvm" (experiments.model_selection).
+    ``svm_solver`` fits the SVR: "kmlib" or "libsvm" (experiments.model_selection). With
+    ``at``, a stored record of this function: every model fitted at its stored hyperparameters.
     """
     Z, z, Z_test, y_test, (y_mean, y_std) = partition(data_set, split, seed)
     beta = SETS[data_set][3]
@@ -107,8 +116,9 @@ def run_partition(table, data_set, split, seed=SEED, bsvr_starts=3, svm_solver="
             # an L-BFGS-B or SMO run that stops at its iteration limit still returns its best
             # point; the fitted values are what the tables use
             warnings.simplefilter("ignore", ConvergenceWarning)
+            stored = None if at is None else at[name].get("hyperparameters")
             predict, described = fit_model(name, Z, z, beta, seed + split, bsvr_starts,
-                                           svm_solver)
+                                           svm_solver, stored)
         seconds = time.perf_counter() - start
         residual = y_mean + y_std * predict(Z_test) - y_test
         record[name] = {"ASE": float(np.mean(residual**2)),

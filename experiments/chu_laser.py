@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from experiments.model_selection import at_stored, covariance, fitted
 from experiments.runner import Experiment, Task
 from kmlib.bsvr import BayesianSVR
 from kmlib.datasets import santafe_laser
@@ -41,8 +42,11 @@ def laser_windows(n_windows):
     return X[train][-n_windows:], t[train][-n_windows:], X[~train], t[~train]
 
 
-def fit_laser(X_train, t_train):
+def fit_laser(X_train, t_train, at=None):
     """BSVR on the standardised windows; the model and a forecaster in the series' units.
+
+    With ``at`` (stored hyperparameters, ``model_selection.fitted``) BSVR is fitted there, not
+    optimised.
 
     Returns
     -------
@@ -53,7 +57,10 @@ def fit_laser(X_train, t_train):
     """
     mean, std = X_train.mean(0), X_train.std(0)
     t_mean, t_std = t_train.mean(), t_train.std()
-    model = BayesianSVR(beta=BETA).fit((X_train - mean) / std, (t_train - t_mean) / t_std)
+    model = BayesianSVR(kernel=covariance(LAGS, False), beta=BETA)
+    if at is not None:
+        model = at_stored(model, at)
+    model.fit((X_train - mean) / std, (t_train - t_mean) / t_std)
 
     def forecast(X):
         mean_z, std_z = model.predict((X - mean) / std, return_std=True, include_noise=True)
@@ -62,13 +69,16 @@ def fit_laser(X_train, t_train):
     return model, forecast
 
 
-def figure_fit(windows):
-    """Fit on the last ``windows`` training windows; hyperparameters, errors and warnings."""
+def figure_fit(windows, at=None):
+    """Fit on the last ``windows`` training windows; hyperparameters, errors and warnings.
+
+    With ``at``, the ``hyperparameters`` of a stored record: the same fit at them, not optimised.
+    """
     X_train, t_train, X_test, t_test = laser_windows(windows)
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
-        model, forecast = fit_laser(X_train, t_train)
+        model, forecast = fit_laser(X_train, t_train, at)
     seconds = time.perf_counter() - start
     prediction, spread = forecast(X_test)
     errors = t_test - prediction
@@ -85,6 +95,7 @@ def figure_fit(windows):
         "inside_2sd": np.mean(np.abs(errors) <= 2 * spread),
         "warnings": sorted({str(warning.message) for warning in caught}),
         "seconds": seconds,
+        "hyperparameters": fitted(model),
     }
 
 

@@ -21,6 +21,7 @@ from scipy import stats
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
+from experiments.model_selection import at_stored
 from experiments.runner import Experiment, Task, data_set_names
 from kmlib import datasets
 from kmlib.btsvc import BTSVC, default_kernel
@@ -120,10 +121,13 @@ def _fit(model, X, y):
     return sum(issubclass(w.category, ConvergenceWarning) for w in caught)
 
 
-def tune_btsvc(name, split):
-    """BTSVC's evidence maximised on one partition (Table 5.3, first phase)."""
+def tune_btsvc(name, split, at=None):
+    """BTSVC's evidence maximised on one partition (Table 5.3, first phase).
+
+    With ``at``, a stored result of this function: BTSVC fitted at its ``theta``, not optimised.
+    """
     X, y, _, _ = partition(name, split)
-    model = BTSVC()
+    model = BTSVC() if at is None else at_stored(BTSVC(default_kernel(X.shape[1])), at)
     warned = _fit(model, X, y)
     kappa0, kappa, kappa_b = thesis_symbols(model.kernel_)
     return {"theta": model.kernel_.theta, "kappa0": kappa0, "kappa": kappa, "kappa_b": kappa_b,
@@ -164,14 +168,19 @@ def model_pair(d, ard=False):
     return BTSVC(default_kernel(d, ard=True)) if ard else BTSVC(), GaussianProcessClassifier(kernel)
 
 
-def tune_both(name, split, ard=False):
+def tune_both(name, split, ard=False, at=None):
     """BTSVC and GPC each tuned on one partition: Table 5.4, or Table 5.5 with ``ard``.
 
-    ``theta`` starts with the log length-scales, so kappa_l = exp(-2 theta_l).
+    ``theta`` starts with the log length-scales, so kappa_l = exp(-2 theta_l). With ``at``, a
+    stored result of this function: each model fitted at its stored ``theta``, not optimised.
     """
     X, y, X_test, y_test = partition(name, split)
     record = {}
     for method, model in zip(("BTSVC", "GPC"), model_pair(X.shape[1], ard)):
+        if at is not None:
+            if model.kernel is None:  # BTSVC's default: (5.13), whose theta ``at`` holds
+                model.set_params(kernel=default_kernel(X.shape[1]))
+            model = at_stored(model, at[method])
         start = time.perf_counter()
         warned = _fit(model, X, y)
         record[method] = {

@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from experiments.model_selection import covariance, select_svr, svr_model
+from experiments.model_selection import at_stored, covariance, fitted, select_svr, svr_model
 from experiments.runner import Experiment, Task
 from kmlib.bsvr import BayesianSVR
 from kmlib.datasets import robot_arm
@@ -56,31 +56,42 @@ def ard_covariance(d, y, kappa=None, ard=True):
     return kernel
 
 
-def fit_row(row, Z, y, k, seed, svm_solver="kmlib"):
-    """One row's model for output k, fitted; returns (model, description)."""
+def fit_row(row, Z, y, k, seed, svm_solver="kmlib", at=None):
+    """One row's model for output k, fitted; returns (model, description).
+
+    With ``at`` (the ``hyperparameters`` the description stored), the model is fitted there:
+    no optimisation, no starts, no grid search.
+    """
     method, kind, d = row.split()
     ard = kind == "ARD"
-    if method == "GPR":
-        model = GaussianProcessRegressor(kernel=ard_covariance(Z.shape[1], y, ard=ard),
-                                         noise_variance=0.01).fit(Z, y)
-        return model, {"log_evidence": model.log_marginal_likelihood_}
     if method == "SVR":
         epsilon = float(kind.split("=")[1])
-        chosen = select_svr(Z, y, epsilon=epsilon, seed=seed, solver=svm_solver)
+        chosen = at or select_svr(Z, y, epsilon=epsilon, seed=seed, solver=svm_solver)
         model = svr_model(chosen["C"], epsilon, chosen["kappa"], svm_solver)
-        return model.fit(Z, y), {"C": chosen["C"], "kappa": chosen["kappa"]}
+        return model.fit(Z, y), {"C": chosen["C"], "kappa": chosen["kappa"],
+                                 "hyperparameters": {"C": chosen["C"], "kappa": chosen["kappa"]}}
+    if method == "GPR":
+        model = GaussianProcessRegressor(kernel=ard_covariance(Z.shape[1], y, ard=ard),
+                                         noise_variance=0.01)
+        model = (model if at is None else at_stored(model, at)).fit(Z, y)
+        return model, {"log_evidence": model.log_marginal_likelihood_,
+                       "hyperparameters": fitted(model)}
     starts = [None] + ([THESIS_KAPPA_6[k]] if d == "6" else [])
-    fits = [BayesianSVR(kernel=ard_covariance(Z.shape[1], y, kappa, ard), beta=0.3).fit(Z, y)
+    fits = [BayesianSVR(kernel=ard_covariance(Z.shape[1], y, kappa, ard), beta=0.3)
             for kappa in starts]
-    model = max(fits, key=lambda fit: fit.log_marginal_likelihood_)
+    if at is not None:
+        fits = [at_stored(fits[0], at)]
+    model = max((fit.fit(Z, y) for fit in fits), key=lambda fit: fit.log_marginal_likelihood_)
     return model, {"log_evidence": model.log_marginal_likelihood_, "C": model.C_,
-                   "epsilon": model.epsilon_, "kappa_b": model.kernel_.k2.variance}
+                   "epsilon": model.epsilon_, "kappa_b": model.kernel_.k2.variance,
+                   "hyperparameters": fitted(model)}
 
 
-def table_46_draw(draw, svm_solver="kmlib"):
+def table_46_draw(draw, svm_solver="kmlib", at=None):
     """Every row of Table 4.6 on one draw of the arm: per output, the test ASE and the fit.
 
-    ``svm_solver`` fits the SVR rows: "kmlib" or "libsvm" (experiments.model_selection).
+    ``svm_solver`` fits the SVR rows: "kmlib" or "libsvm" (experiments.model_selection). With
+    ``at``, a stored record of this function: every row fitted at its stored hyperparameters.
     """
     seed = SEED if draw == 0 else SEED + 1000 * draw
     record = {}
@@ -91,7 +102,8 @@ def table_46_draw(draw, svm_solver="kmlib"):
             start = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                model, described = fit_row(row, Z, Y[:, k], k, seed + k, svm_solver)
+                stored = None if at is None else at[row][k]["hyperparameters"]
+                model, described = fit_row(row, Z, Y[:, k], k, seed + k, svm_solver, stored)
             residual = model.predict(Z_test) - Y_test[:, k]
             outputs.append({"ASE": np.mean(residual**2), "seconds": time.perf_counter() - start,
                             **described})

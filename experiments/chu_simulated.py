@@ -16,9 +16,9 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from experiments.model_selection import select_svc, svc_model
+from experiments.model_selection import at_stored, select_svc, svc_model
 from experiments.runner import Experiment, Task, training_size
-from kmlib.btsvc import BTSVC
+from kmlib.btsvc import BTSVC, default_kernel
 from kmlib.datasets import chu_classification_2d
 from kmlib.kernels import RBF, Constant
 from kmlib.laplace import GaussianProcessClassifier
@@ -27,18 +27,28 @@ TEST_SEED = 5522
 SIZES = [10, 20, 50, 100, 200, 500, 1000]
 
 
-def learning_curve_point(n, repetition, svm_solver="kmlib"):
+def learning_curve_point(n, repetition, svm_solver="kmlib", at=None):
     """SVC, BTSVC and GPC on one training set of n points: test error (%) and seconds.
 
-    ``svm_solver`` fits the SVC: "kmlib" or "libsvm" (experiments.model_selection).
+    ``svm_solver`` fits the SVC: "kmlib" or "libsvm" (experiments.model_selection). With
+    ``at``, a stored record of this function: the SVC at its stored C and kappa and the other
+    two at their stored ``theta``, with no search and no optimisation.
     """
     X, y = chu_classification_2d(n, random_state=[n, repetition])
     X_test, y_test = chu_classification_2d(20002, random_state=TEST_SEED)
     record = {}
+    btsvc = BTSVC() if at is None else at_stored(BTSVC(default_kernel(2)), at["BTSVC"])
+    kernel = RBF(lengthscale=np.sqrt(2.0), limits={"variance": (1e-2, 1e3)}) + Constant(1.0)
+    gpc = GaussianProcessClassifier(kernel)
+    if at is not None:
+        gpc = at_stored(gpc, at["GPC"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         start = time.perf_counter()
-        C, kappa, cv_error, _ = select_svc(X, y, seed=repetition, solver=svm_solver)
+        if at is None:
+            C, kappa, cv_error, _ = select_svc(X, y, seed=repetition, solver=svm_solver)
+        else:
+            C, kappa, cv_error = at["SVC"]["C"], at["SVC"]["kappa"], at["SVC"]["cv_error"]
         fit_start = time.perf_counter()
         svc = svc_model(C, kappa, svm_solver).fit(X, y)
         record["SVC"] = {"seconds": time.perf_counter() - start, "C": C, "kappa": kappa,
@@ -46,18 +56,19 @@ def learning_curve_point(n, repetition, svm_solver="kmlib"):
                          "folds": n if n < 100 else 10, "cv_error": cv_error,
                          "error": 100.0 * np.mean(svc.predict(X_test) != y_test)}
         start = time.perf_counter()
-        btsvc = BTSVC().fit(X, y)
+        btsvc.fit(X, y)
         record["BTSVC"] = {"seconds": time.perf_counter() - start,
                            "evaluations": btsvc.n_evidence_evaluations_,
                            "theta": btsvc.kernel_.theta,
+                           "log_evidence": btsvc.log_marginal_likelihood_,
                            "error": 100.0 * np.mean(btsvc.predict(X_test) != y_test)}
         start = time.perf_counter()
-        kernel = RBF(lengthscale=np.sqrt(2.0), limits={"variance": (1e-2, 1e3)}) + Constant(1.0)
-        gpc = GaussianProcessClassifier(kernel).fit(X, y)
+        gpc.fit(X, y)
         seconds = time.perf_counter() - start
         evaluation_start = time.perf_counter()
         gpc.log_marginal_likelihood(gpc.theta_, eval_gradient=True)
         record["GPC"] = {"seconds": seconds, "theta": gpc.kernel_.theta,
+                         "log_evidence": gpc.log_marginal_likelihood_,
                          "one_evaluation": {"seconds": time.perf_counter() - evaluation_start},
                          "iterations": gpc.optimizer_n_iter_,
                          "error": 100.0 * np.mean(gpc.predict(X_test) != y_test)}

@@ -21,7 +21,8 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from experiments.model_selection import covariance, fit_bsvr, select_svr, svr_model
+from experiments.model_selection import (at_stored, covariance, fit_bsvr, fitted, select_svr,
+                                         svr_model)
 from experiments.runner import Experiment, Task, training_size
 from kmlib.bsvr import BayesianSVR
 from kmlib.datasets import sinc
@@ -41,21 +42,29 @@ def clean(x):
     return np.divide(np.sin(size), size, out=np.ones_like(size), where=size > 0)
 
 
-def bsvr_fit(x, t, beta):
-    """BSVR on standardised inputs, from the thesis's starting point (BayesianSVR's defaults)."""
+def bsvr_fit(x, t, beta, at=None):
+    """BSVR on standardised inputs, from the thesis's starting point (BayesianSVR's defaults),
+    or, with ``at`` (stored hyperparameters, ``model_selection.fitted``), fitted there."""
     centre, scale = x.mean(), x.std()
-    model = BayesianSVR(beta=beta).fit(((x - centre) / scale)[:, None], t)
+    model = BayesianSVR(kernel=covariance(1, False, float(np.var(t))), beta=beta)
+    if at is not None:
+        model = at_stored(model, at)
+    model.fit(((x - centre) / scale)[:, None], t)
     return model, lambda x_new: model.predict(((x_new - centre) / scale)[:, None])
 
 
-def table_fit(n, beta, draw):
-    """One row of Table 4.3: BSVR on a fresh training set of n points (draw ``draw``)."""
+def table_fit(n, beta, draw, at=None):
+    """One row of Table 4.3: BSVR on a fresh training set of n points (draw ``draw``).
+
+    With ``at``, the ``hyperparameters`` of a stored row: the same row computed at them, with
+    no optimisation.
+    """
     x, t = sinc(n, random_state=[n, draw])
     x_test, t_test = sinc(3000, random_state=TEST_SEED)
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        model, predict = bsvr_fit(x, t, beta)
+        model, predict = bsvr_fit(x, t, beta, at)
     seconds = time.perf_counter() - start
     residual = t_test - predict(x_test)
     return {
@@ -65,14 +74,17 @@ def table_fit(n, beta, draw):
         "neg_log_evidence": -model.log_marginal_likelihood_,
         "SV_M": int(model.off_bound_.size), "SV_C": int(model.on_bound_.size),
         "seconds": seconds, "AAE": np.mean(np.abs(residual)), "ASE": np.mean(residual**2),
+        "hyperparameters": fitted(model),
     }
 
 
-def figure_fit(n, repetition, svm_solver="kmlib", bsvr_starts=3):
+def figure_fit(n, repetition, svm_solver="kmlib", bsvr_starts=3, at=None):
     """Figure 4.2 at one size: SVR, BSVR and GPR on one training set with Gaussian noise.
 
     ``svm_solver`` fits the SVR: "kmlib" or "libsvm"; BSVR keeps the highest evidence from the
-    first ``bsvr_starts`` of the thesis's starts (experiments.model_selection).
+    first ``bsvr_starts`` of the thesis's starts (experiments.model_selection). With ``at``, a
+    stored record of this function: every method fitted at its stored hyperparameters (the SVR
+    at its chosen C and kappa), with no search.
     """
     x, t = sinc(n, random_state=[n, repetition, 42], noise="gaussian", noise_variance=0.04)
     x_test, y_test = sinc(3000, random_state=TEST_SEED, noise=None)
@@ -81,21 +93,28 @@ def figure_fit(n, repetition, svm_solver="kmlib", bsvr_starts=3):
     record = {}
     for method in ("SVR", "BSVR", "GPR"):
         start = time.perf_counter()
-        described = {}
+        stored = None if at is None else at[method]["hyperparameters"]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             if method == "SVR":
-                chosen = select_svr(Z, t, epsilon=0.1, seed=repetition, solver=svm_solver)
+                chosen = stored or select_svr(Z, t, epsilon=0.1, seed=repetition,
+                                              solver=svm_solver)
                 model = svr_model(chosen["C"], 0.1, chosen["kappa"], svm_solver).fit(Z, t)
+                described = {"hyperparameters": {key: chosen[key] for key in ("C", "kappa")}}
             elif method == "BSVR":
                 kernel = covariance(1, False, float(np.var(t)))
-                model, evidence = fit_bsvr(Z, t, 0.3, kernel, bsvr_starts)
-                described = {"evidence_by_start": evidence}
+                model, evidence = fit_bsvr(Z, t, 0.3, kernel, bsvr_starts, at=stored)
+                described = {"evidence_by_start": evidence, "hyperparameters": fitted(model),
+                             "log_evidence": model.log_marginal_likelihood_}
             else:
                 rbf = RBF(lengthscale=np.sqrt(2.0), variance=float(np.var(t)),
                           limits={"variance": "fixed"})
-                model = GaussianProcessRegressor(kernel=rbf + Constant(100.0),
-                                                 noise_variance=0.1).fit(Z, t)
+                model = GaussianProcessRegressor(kernel=rbf + Constant(100.0), noise_variance=0.1)
+                if stored is not None:
+                    model = at_stored(model, stored)
+                model.fit(Z, t)
+                described = {"hyperparameters": fitted(model),
+                             "log_evidence": model.log_marginal_likelihood_}
             residual = y_test - model.predict(Z_test)
         record[method] = {"seconds": time.perf_counter() - start,
                           "AAE": np.mean(np.abs(residual)), "ASE": np.mean(residual**2),

@@ -15,6 +15,12 @@ grid points, so the entries keep LIBSVM to stay comparable with the stored files
 
 BSVR's hyperparameters come from the evidence, which has several maxima: ``fit_bsvr`` starts
 from the thesis's default and the two other points it recommends and keeps the best evidence.
+
+Every protocol stores the fitted hyperparameters of its Bayesian models (``fitted``), and can fit
+them again at those values without optimising (``at_stored``): an evaluation that is the same on
+any processor, where the optimiser's path is not (the evidence of BSVR in particular has jumps,
+where a training point enters or leaves the quadratic zone of the SILF, and L-BFGS-B stops at
+points that depend on the last bits of the arithmetic).
 """
 
 import copy
@@ -22,6 +28,7 @@ import warnings
 
 import numpy as np
 from sklearn import svm as libsvm
+from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import KFold, LeaveOneOut, StratifiedKFold, cross_val_score
 
@@ -71,19 +78,56 @@ def covariance(d, ard, variance=1.0):
     return rbf + Constant(100.0, limits={"variance": BIAS_VARIANCE_BOUNDS})
 
 
+def fitted(model):
+    """The fitted hyperparameters of a kmlib Bayesian model, as stored in a results file.
+
+    Returns
+    -------
+    dict
+        ``theta``, the kernel's log hyperparameters, and the model's own fitted values among
+        ``C``, ``epsilon`` (BSVR) and ``noise_variance`` (GPR): what :func:`at_stored` needs to
+        fit the same model again.
+    """
+    values = {"theta": model.kernel_.theta}
+    parameters = model.get_params(deep=False)
+    for name in ("C", "epsilon", "noise_variance"):
+        if name in parameters:
+            values[name] = float(getattr(model, f"{name}_"))
+    return values
+
+
+def at_stored(model, stored):
+    """An unfitted copy of ``model`` that fits at ``stored`` hyperparameters, not optimising them.
+
+    Parameters
+    ----------
+    model : estimator
+        A kmlib Bayesian model as the protocol builds it (its ``kernel`` given).
+    stored : dict
+        What :func:`fitted` returned for the fit to repeat.
+    """
+    kernel = clone(model.kernel)
+    kernel.theta = np.asarray(stored["theta"], dtype=np.float64)
+    values = {name: stored[name] for name in ("C", "epsilon", "noise_variance") if name in stored}
+    return clone(model).set_params(kernel=kernel, optimize=False, **values)
+
+
 #: (name, C, kappa) of BSVR's starting points: the thesis's default, then its two alternatives
 BSVR_STARTS = (("default", 1.0, 0.5), ("C=10", 10.0, 0.5), ("kappa=1/d", 1.0, None))
 
 
-def fit_bsvr(Z, z, beta, kernel, n_starts=3):
+def fit_bsvr(Z, z, beta, kernel, n_starts=3, at=None):
     """BSVR from the thesis's start and from the two others it recommends, best evidence kept.
 
     The thesis starts from C = 1, epsilon = 0.05, kappa = 0.5, kappa_b = 100 and suggests also
     trying C = 10 or kappa = 1/d and keeping the fit with the highest evidence (4.5, footnote
     17). ``kernel`` is the covariance RBF + Constant (``covariance``); each start sets its
     length-scales. ``n_starts`` uses the first starts of ``BSVR_STARTS``. Returns the kept model
-    and the log evidence reached from each start.
+    and the log evidence reached from each start; with ``at`` (stored :func:`fitted` values), the
+    model fitted there instead, and no starts.
     """
+    if at is not None:
+        return at_stored(BayesianSVR(kernel=kernel, beta=beta), at).fit(Z, z), {}
     d = Z.shape[1]
     ard = np.ndim(kernel.k1.lengthscale) > 0
     fits = {}

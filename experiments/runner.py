@@ -11,9 +11,11 @@ keys named ``seconds``).
 
 The results file (JSON) is rewritten, atomically, after every finished task. It holds one record
 per task (its arguments, its result, its time and the worker that ran it) and one entry per run
-(options, commit, date, machine, backend), so a run started again with the same ``--out`` skips
-the finished tasks: after an interruption, or with more splits or data sets than before. A stored
-task whose arguments differ from the new run's is an error, never silently reused.
+(options, commit, date, machine, backend, the fingerprint of the code that computes the results
+and the numerical environment: :mod:`experiments.fingerprint`), so a run started again with the
+same ``--out`` skips the finished tasks: after an interruption, or with more splits or data sets
+than before. A stored task whose arguments differ from the new run's is an error, never silently
+reused, and so is a file whose results other code computed.
 """
 
 import datetime
@@ -30,6 +32,8 @@ from pathlib import Path
 import numpy as np
 from joblib import Parallel, delayed, parallel_config
 from threadpoolctl import threadpool_limits
+
+from experiments.fingerprint import code_fingerprint, experiment_module, numerics, stale_runs
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -142,8 +146,10 @@ def _cpu_model():
     return platform.processor() or None
 
 
-def provenance(backend):
-    """Where and with what this run was made: commit, date, machine and library versions."""
+def provenance(backend, module):
+    """Where and with what this run was made: commit, date, machine, library versions, and the
+    fingerprint of ``module``'s code and the numerical environment (:mod:`experiments.fingerprint`).
+    """
     import scipy
     import sklearn
 
@@ -157,6 +163,8 @@ def provenance(backend):
         "python": sys.version.split()[0],
         "versions": {"numpy": np.__version__, "scipy": scipy.__version__,
                      "scikit-learn": sklearn.__version__},
+        "numerics": numerics(),
+        "code": code_fingerprint(module),
         "backend": backend,
     }
 
@@ -166,6 +174,7 @@ class ResultsFile:
 
     def __init__(self, path, experiment, options):
         self.path = Path(path)
+        self.module = experiment_module(experiment)
         self.data = {"experiment": experiment.name, "caption": experiment.caption,
                      "options": options, "runs": [], "tasks": {}}
         if self.path.exists():
@@ -174,6 +183,13 @@ class ResultsFile:
                 raise RunnerError(
                     f"{self.path} holds the results of {stored.get('experiment')!r}, not of "
                     f"{experiment.name!r}: choose another --out"
+                )
+            stale = stale_runs(stored, self.module)
+            if stale:
+                raise RunnerError(
+                    f"{self.path} was computed by other code than the repository's now (run "
+                    f"{stale[0][0]}: {stale[0][1]}), so its tasks cannot be reused: remove the "
+                    "file to compute it again, or choose another --out"
                 )
             # other options (more splits, another data set) reuse the finished tasks: a task's
             # result depends on its own arguments only, which check_arguments compares
@@ -195,7 +211,8 @@ class ResultsFile:
         return self.data["tasks"]
 
     def start_run(self, backend):
-        self.data["runs"].append({**provenance(backend), "options": self.data["options"]})
+        self.data["runs"].append({**provenance(backend, self.module),
+                                  "options": self.data["options"]})
         self.save()
 
     def add(self, key, record):
@@ -311,10 +328,20 @@ def wall_seconds(stored):
                for run in stored["runs"] if run.get("finished"))
 
 
+def staleness(stored):
+    """Why a results file no longer matches the repository's code: a list of reasons, one per
+    stale run (no code fingerprint, or the files whose code changed since); empty if current."""
+    from experiments import EXPERIMENTS  # the registry imports this module
+
+    module = experiment_module(EXPERIMENTS[stored["experiment"]])
+    return [f"run {index}: {reason}" for index, reason in stale_runs(stored, module)]
+
+
 def status_table(folder=ROOT / "results"):
-    """A Markdown table of the results files in ``folder``: tasks, runs and times of each."""
-    lines = ["| results file | tasks | runs | wall time | time in tasks | machine |",
-             "|---|---|---|---|---|---|"]
+    """A Markdown table of the results files in ``folder``: tasks, runs, times, machines, and
+    whether the code that computed them is still the repository's."""
+    lines = ["| results file | tasks | runs | wall time | time in tasks | machine | code |",
+             "|---|---|---|---|---|---|---|"]
     for path in sorted(Path(folder).glob("*.json")):
         stored = load_results(path)
         finished = [run for run in stored["runs"] if run.get("finished")]
@@ -324,6 +351,8 @@ def status_table(folder=ROOT / "results"):
                            for run in stored["runs"]})
         unfinished = len(stored["runs"]) - len(finished)
         runs = f"{len(stored['runs'])}" + (f" ({unfinished} not finished)" if unfinished else "")
+        stale = staleness(stored)
+        code = f"stale ({len(stale)} of {len(stored['runs'])} runs)" if stale else "current"
         lines.append(f"| `{path.name}` | {len(stored['tasks'])} | {runs} | {_clock(wall)} | "
-                     f"{_clock(in_tasks)} | {'; '.join(machines)} |")
+                     f"{_clock(in_tasks)} | {'; '.join(machines)} | {code} |")
     return "\n".join(lines)

@@ -525,7 +525,7 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
             )
         max_iter = 1000 * y.size if self.max_iter is None else self.max_iter
         kernel = check_kernel(self.kernel, lambda: self._default_kernel(y), callables=False)
-        warm = {"nu": None, "C": None, "calls": 0, "best": (-np.inf, None, None)}
+        warm = {"nu": None, "C": None, "calls": 0}
 
         def start_for(C_):
             # the last MAP, with the variables that sat at the old box moved to the new one
@@ -557,8 +557,6 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
                 )
             warm["nu"], warm["C"] = solution.nu, C_
             value, gradient = log_evidence(K, y, C_, eps_, beta, solution, dK)
-            if value > warm["best"][0]:
-                warm["best"] = (value, solution.nu, C_)
             if self.verbose and warm["calls"] % self.verbose == 0:
                 print(f"BSVR evaluation {warm['calls']}: -ln P(D|theta) = {-value:.4f}")
             return value, gradient
@@ -586,12 +584,10 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
             self.optimizer_n_iter_ = int(result.nit)
         K = evaluate_kernel(kernel, X)
         warn_if_constant(K, "BayesianSVR")
-        # the final MAP starts from the one at the best evaluated point (L-BFGS-B returns that
-        # point, but its last evaluation may have been a trial elsewhere)
-        _, warm["nu"], warm["C"] = warm["best"]
-        solution = solve_dual(
-            K, y, C, epsilon, beta, nu0=start_for(C), tol=self.tol, max_iter=max_iter
-        )
+        # the final MAP starts from zero, so that it depends on the hyperparameters only, not on
+        # the optimiser's path: SMO stops within tol of the optimum, and from another start at
+        # another point of that neighbourhood, which moves the off-bound set and the evidence
+        solution = solve_dual(K, y, C, epsilon, beta, tol=self.tol, max_iter=max_iter)
         self.kernel_, self.C_, self.epsilon_ = kernel, float(C), float(epsilon)
         self.X_train_ = X
         self.dual_coef_ = solution.nu

@@ -1,0 +1,88 @@
+"""Stored results are current: every results file a page reads was computed by the code in the
+repository now (``experiments.fingerprint``), and the runner will not mix in results of other
+code."""
+
+import json
+import re
+import warnings
+from pathlib import Path
+
+import pytest
+
+from experiments.__main__ import main
+from experiments.fingerprint import code_fingerprint, source_hash
+from experiments.runner import load_results, staleness
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SOURCE = '''"""A module."""
+
+SCALE = 2.0  # a comment
+
+
+def twice(x):
+    """Twice x."""
+    return SCALE * x
+'''
+
+
+def pages_reading(name):
+    """The book's pages that read ``results/NAME.json``."""
+    pattern = re.compile(rf"""stored_results\(["']{re.escape(name)}["']\)""")
+    return sorted(str(page.relative_to(ROOT)) for page in ROOT.glob("chapters/*/*.md")
+                  if pattern.search(page.read_text(encoding="utf-8")))
+
+
+def test_a_fingerprint_sees_code_not_docstrings_comments_or_layout():
+    reworded = SOURCE.replace('"""Twice x."""', '"""Two times x, documented again."""')
+    reworded = reworded.replace("# a comment", "# another comment").replace("\n\n\n", "\n\n")
+    assert source_hash(reworded) == source_hash(SOURCE)
+    assert source_hash(SOURCE.replace("2.0", "3.0")) != source_hash(SOURCE)
+    assert source_hash(SOURCE.replace("SCALE * x", "x * SCALE")) != source_hash(SOURCE)
+
+
+def test_a_fingerprint_follows_the_imports_an_experiment_makes():
+    files = code_fingerprint("experiments.chu_sinc")
+    # direct imports, imports of imports, and kmlib.smo's import of its compiled loop, which
+    # sits inside a function
+    for path in ("experiments/chu_sinc.py", "experiments/model_selection.py", "kmlib/bsvr.py",
+                 "kmlib/smo.py", "kmlib/_smo_loop.py", "kmlib/datasets.py",
+                 "kmlib/data/santafe_laser_a.txt"):
+        assert path in files, path
+    # modules the experiment does not use, and the runner, which computes no result
+    for path in ("kmlib/rvm.py", "kmlib/btsvc.py", "experiments/runner.py", "kmlib/__init__.py"):
+        assert path not in files, path
+
+
+def test_every_results_file_a_page_reads_was_computed_by_the_current_code():
+    stale = {}
+    for path in sorted((ROOT / "results").glob("*.json")):
+        reasons = staleness(load_results(path))
+        if reasons:
+            stale[path.stem] = (reasons, pages_reading(path.stem))
+    for name, (reasons, pages) in stale.items():
+        if not pages:  # listed, but no page's numbers depend on it
+            warnings.warn(f"results/{name}.json is stale ({reasons[0]}); no page reads it")
+    read = {name: entry for name, entry in stale.items() if entry[1]}
+    assert not read, "stale results files that pages read:\n" + "\n".join(
+        f"results/{name}.json, read by {', '.join(pages)}:\n    " + "\n    ".join(reasons)
+        + f"\n  regenerate: rm results/{name}.json; python -m experiments {name} with the "
+          "options of its last run (python -m experiments status)"
+        for name, (reasons, pages) in read.items())
+
+
+def test_the_runner_refuses_to_resume_a_file_of_other_code(tmp_path):
+    out = tmp_path / "table-4.3.json"
+    main(["table-4.3", "--sizes", "50", "--betas", "0.3", "--splits", "1", "--out", str(out)])
+    stored = load_results(out)
+    run = stored["runs"][-1]
+    assert run["code"]["kmlib/bsvr.py"] == code_fingerprint("experiments.chu_sinc")[
+        "kmlib/bsvr.py"]
+    assert run["numerics"]["blas"] and run["numerics"]["numba_cpu"]
+    assert staleness(stored) == []
+    run["code"]["kmlib/bsvr.py"] = "0" * 16  # as if bsvr.py had changed since
+    out.write_text(json.dumps(stored))
+    assert staleness(load_results(out)) == ["run 0: code changed since: kmlib/bsvr.py"]
+    with pytest.raises(SystemExit, match="computed by other code .* kmlib/bsvr.py"):
+        main(["table-4.3", "--sizes", "50,100", "--betas", "0.3", "--splits", "1",
+              "--out", str(out)])
