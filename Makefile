@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.kmlib-installed
 
-.PHONY: book test student wheel course browser lab bench clean
+.PHONY: book test test-portable student wheel course browser lab bench clean
 
 # The execution cache keys on each notebook's own code, so it cannot see a change in kmlib:
 # drop the cache whenever a kmlib source file is newer than the last build.
@@ -34,6 +34,18 @@ $(CACHE_STAMP): $(KMLIB_SOURCES)
 # One test file per worker on every core, each with one BLAS thread.
 test: $(STAMP)
 	$(ONE_BLAS_THREAD) $(BIN)/python -m pytest -n auto --dist loadfile
+
+## test-portable: every page, exercise and numerical test again in a second numerical
+## environment: another OpenBLAS kernel than this processor's and numba's generic x86-64 target
+## (tools/other_numerics.py), so that a check that holds for one processor's rounding only fails
+## where it is written. The tests of the tooling (nbgrader course, students' edition, grader,
+## reference pages) compute nothing that depends on the processor and run once, in `make test`.
+TOOLING_TESTS := test_course_cli test_course_prml06 test_course_prml07 test_grade \
+                 test_student_edition test_student_wheel test_reference test_pages
+test-portable: $(STAMP)
+	env $$($(BIN)/python tools/other_numerics.py) $(ONE_BLAS_THREAD) $(BIN)/python -m pytest \
+		-n auto --dist loadfile chapters exercises tests \
+		$(foreach t,$(TOOLING_TESTS),--ignore=tests/$(t).py)
 
 ## student: the students' edition: solution-free exercise notebooks (.ipynb, plain Markdown) in
 ## _build/student/notebooks, the kmlib wheel in _build/student, and the students' website in
