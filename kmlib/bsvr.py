@@ -61,6 +61,8 @@ BIAS_VARIANCE_BOUNDS = (np.exp(-13.0), np.exp(10.0))
 PROBE_STEPS_PER_SAMPLE = 20
 #: SMO steps before the first face step of ``solve_dual``, and the fewest between two.
 FACE_STEP_EVERY = 50
+#: The fitted MAP's tolerance, relative to the largest target: the exact MAP up to rounding.
+EXACT_TOL = 1e-9
 
 
 def check_silf_parameters(C, epsilon, beta):
@@ -338,22 +340,11 @@ def solve_dual(K, y, C, epsilon, beta, nu0=None, tol=1e-3, max_iter=None):
         worst = max(up[i], down[j])
         if n_iter >= max_iter:
             break
-        if worst <= tol:
-            # finish at the exact solution of the index sets, the face's minimiser: a point
-            # that only meets tol can leave a variable near 0 or C on the wrong side, and the
-            # evidence, which counts the off-bound set, a jump away from its value. If the sets
-            # are not yet right, move to or towards that minimiser (it lowers the dual) and go on
+        if worst <= tol:  # finish at the exact solution of the index sets if it meets tol too
             polished = _polished(K, y, nu, C, flat, ridge)
-            if polished is None:
-                next_face_step = n_iter
-            elif polished[2] <= tol:
+            if polished is not None and polished[2] <= tol:
                 nu, F = polished[0], polished[1]
-                break
-            else:
-                nu[:], F[:] = polished[0], polished[1]
-                offset_up[:], offset_down[:] = _offsets(nu, C, flat)
-                n_iter += 1
-                continue
+            break
         if n_iter >= next_face_step:
             # as many SMO steps as one face step costs: a Cholesky factorisation of the m free
             # variables' block and a product with K (m^3/3 + n^2 operations), against about
@@ -390,6 +381,25 @@ def solve_dual(K, y, C, epsilon, beta, nu0=None, tol=1e-3, max_iter=None):
             stacklevel=2,
         )
     return SILFDualSolution(nu, F, C, violation, n_iter)
+
+
+def _refined(solution, K, y, C, epsilon, beta):
+    """``solution`` refined towards the exact MAP: to ``EXACT_TOL`` times the largest target.
+
+    Continues SMO with its face steps from ``solution`` for at most 10 n more steps; if that
+    does not reach the tighter tolerance (rounding can stop it on a badly conditioned problem),
+    ``solution`` is returned as it was.
+    """
+    tol = EXACT_TOL * max(float(np.max(np.abs(y))), np.finfo(float).tiny)
+    if solution.violation <= tol:
+        return solution
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        exact = solve_dual(K, y, C, epsilon, beta, nu0=solution.nu, tol=tol, max_iter=10 * y.size)
+    if exact.violation > tol:
+        return solution
+    exact.n_iter += solution.n_iter
+    return exact
 
 
 # ------------------------------------------------------------------------------- evidence
@@ -652,10 +662,12 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
             self.optimizer_n_iter_ = int(result.nit)
         K = evaluate_kernel(kernel, X)
         warn_if_constant(K, "BayesianSVR")
-        # the final MAP starts from zero, so that it depends on the hyperparameters only, not on
-        # the optimiser's path: SMO stops within tol of the optimum, and from another start at
-        # another point of that neighbourhood, which moves the off-bound set and the evidence
-        solution = solve_dual(K, y, C, epsilon, beta, tol=self.tol, max_iter=max_iter)
+        # the final MAP depends on the hyperparameters only: it starts from zero, not from the
+        # optimiser's last point, and is then refined towards the exact MAP. A point that only
+        # meets tol can leave a training point on either side of a zone's edge, depending on
+        # the start and on the processor's rounding, and the evidence jumps with the zones
+        solution = _refined(solve_dual(K, y, C, epsilon, beta, tol=self.tol, max_iter=max_iter),
+                            K, y, C, epsilon, beta)
         self.kernel_, self.C_, self.epsilon_ = kernel, float(C), float(epsilon)
         self.X_train_ = X
         self.dual_coef_ = solution.nu
