@@ -348,11 +348,13 @@ def solve_dual(K, y, C, epsilon, beta, nu0=None, tol=1e-3, max_iter=None):
         if n_iter >= next_face_step:
             # as many SMO steps as one face step costs: a Cholesky factorisation of the m free
             # variables' block and a product with K (m^3/3 + n^2 operations), against about
-            # 20 n operations and the interpreter's overhead (some 1e5 operations) per SMO step
+            # 20 n operations per SMO step and the interpreter's overhead, which is worth some
+            # 5e5 operations of compiled linear algebra
             m = _face_step(K, y, nu, C, flat, ridge)
             F[:] = y - K @ nu - ridge * nu  # (4.30)
             offset_up[:], offset_down[:] = _offsets(nu, C, flat)
-            next_face_step = n_iter + max(FACE_STEP_EVERY, (m**3 // 3 + n * n) // (20 * n + 10**5))
+            cost = (m**3 // 3 + n * n) // (20 * n + 5 * 10**5)
+            next_face_step = n_iter + max(FACE_STEP_EVERY, cost)
             n_iter += 1
             continue
         if up[i] >= down[j]:  # keep the worst violator, pair it for the largest decrease
