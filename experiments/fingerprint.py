@@ -2,9 +2,9 @@
 
 A results file is only as current as the code that computed it. Each run records the
 **fingerprint** of that code: for the experiment's module and every module of ``kmlib`` and
-``experiments`` that it imports, directly or through others (imports inside functions included,
-so the compiled loops that are imported on first use count), a hash of the module's syntax tree
-with docstrings removed; and, when ``kmlib.datasets`` is among them, a hash of every data file
+``experiments`` whose definitions it uses, directly or through others (imports inside functions
+included, so the compiled loops that are imported on first use count), a hash of the module's
+syntax tree with docstrings removed; and, when ``kmlib.datasets`` is among them, a hash of every data file
 shipped in ``kmlib/data``. Comments, docstrings and layout do not change a fingerprint; any change
 to what the code does does. ``experiments.runner`` is left out: it schedules tasks and writes
 files, and computes no result.
@@ -35,22 +35,71 @@ def _source_file(module):
     return None
 
 
-def _imported(tree, module):
-    """Names of the kmlib/experiments modules a module's syntax tree imports (at any depth)."""
-    package = module.rpartition(".")[0]
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                source = ".".join(base + ([node.module] if node.module else []))
-            else:
-                source = node.module
-            # ``from package import name``: name may be a module of the package
-            found += [source] + [f"{source}.{alias.name}" for alias in node.names]
-    return [name for name in found if name.split(".")[0] in PACKAGES]
+def _import_targets(node, module):
+    """What an import statement in ``module`` brings in: ``[(module, name or None)]``.
+
+    ``None`` stands for a whole module (``import kmlib.smo``, ``from kmlib import smo``); a name
+    for one definition of a module (``from kmlib.bsvr import BayesianSVR``). Only ``kmlib`` and
+    ``experiments`` modules are listed.
+    """
+    if isinstance(node, ast.Import):
+        targets = [(alias.name, None) for alias in node.names]
+    else:
+        source = node.module
+        if node.level:  # relative to the importing module's package
+            package = module.split(".")[:-1]
+            base = package[: len(package) - (node.level - 1)]
+            source = ".".join(base + ([node.module] if node.module else []))
+        targets = [(f"{source}.{alias.name}", None) if _source_file(f"{source}.{alias.name}")
+                   else (source, alias.name) for alias in node.names]
+    return [(name, what) for name, what in targets if name.split(".")[0] in PACKAGES]
+
+
+def _is_docstring(statement):
+    return (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+            and isinstance(statement.value.value, str))
+
+
+def _definitions(tree):
+    """A module's top-level names, each with the statements that bind it, and the statements
+    that run for their effect when the module is imported (anything but a definition, an import
+    or an assignment to plain names)."""
+    bound, effects = {}, []
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [statement.name]
+        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+            for alias in statement.names:  # one binding per alias, so each is followed alone
+                single = (ast.Import(names=[alias]) if isinstance(statement, ast.Import) else
+                          ast.ImportFrom(module=statement.module, names=[alias],
+                                         level=statement.level))
+                bound.setdefault(alias.asname or alias.name.split(".")[0], []).append(single)
+            continue
+        elif isinstance(statement, ast.Assign) and all(
+                isinstance(target, ast.Name) for target in statement.targets):
+            names = [target.id for target in statement.targets]
+        elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            names = [statement.target.id]
+        elif _is_docstring(statement):
+            continue
+        else:
+            effects.append(statement)
+            continue
+        for name in names:
+            bound.setdefault(name, []).append(statement)
+    return bound, effects
+
+
+def _references(statements, module):
+    """The names a list of statements reads, and the imports they make (at any depth)."""
+    names, imports = set(), []
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name):
+                names.add(node.id)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                imports += _import_targets(node, module)
+    return names, imports
 
 
 def _without_docstrings(tree):
@@ -73,7 +122,15 @@ def source_hash(source):
 
 
 def code_fingerprint(module):
-    """``{path: hash}`` of ``module`` and of the kmlib/experiments modules it imports.
+    """``{path: hash}`` of ``module`` and of the kmlib/experiments modules whose code it uses.
+
+    A module counts when a definition the experiment can reach lives in it: the experiment
+    module's own definitions are reached, and from each reached definition (a function, a class,
+    a constant) the names it reads in its module and what it imports, inside functions too, so
+    the compiled loops imported on first use count. A module that is imported but none of whose
+    definitions are reached (``experiments.model_selection`` imports ``BayesianSVR``, which
+    ``at_stored`` never touches) does not, unless it runs statements of its own on import.
+    Each module that counts is hashed whole.
 
     Parameters
     ----------
@@ -86,22 +143,31 @@ def code_fingerprint(module):
         Repository-relative paths (``kmlib/bsvr.py``, ``kmlib/data/abalone.csv``) to the
         first 16 hex digits of a SHA-256: of the module's syntax tree without docstrings, or of
         a data file's bytes. Packages' ``__init__.py`` files, which only gather their modules,
-        are neither hashed nor followed, and :data:`NOT_RESULTS` are left out.
+        are not hashed (the names imported through them are followed to their modules), and
+        :data:`NOT_RESULTS` are left out.
     """
-    hashes, queue, seen = {}, [module], set()
+    hashes, parsed, reached = {}, {}, set()
+    queue = [(module, None)]
     while queue:
-        name = queue.pop()
-        if name in seen or name in NOT_RESULTS:
+        name, what = queue.pop()
+        if name in NOT_RESULTS or (name, what) in reached:
             continue
-        seen.add(name)
+        reached.add((name, what))
         path = _source_file(name)
-        if path is None:  # a function or class imported by name, not a module
+        if path is None:
             continue
-        if path.name == "__init__.py":  # gathers its modules: only those imported count
-            continue
-        source = path.read_text(encoding="utf-8")
-        queue += _imported(ast.parse(source), name)
-        hashes[path.relative_to(ROOT).as_posix()] = source_hash(source)
+        if name not in parsed:
+            source = path.read_text(encoding="utf-8")
+            parsed[name] = _definitions(ast.parse(source))
+            if path.name != "__init__.py":  # gathers its modules: only those used count
+                hashes[path.relative_to(ROOT).as_posix()] = source_hash(source)
+                queue.append((name, "<import>"))
+        bound, effects = parsed[name]
+        statements = (effects if what == "<import>" else
+                      [s for names in bound.values() for s in names] if what is None else
+                      bound.get(what, []))
+        names, imports = _references(statements, name)
+        queue += imports + [(name, used) for used in names if used in bound]
     if "kmlib/datasets.py" in hashes:
         for data in sorted((ROOT / "kmlib" / "data").iterdir()):
             if data.is_file() and data.suffix in (".csv", ".txt"):
@@ -110,9 +176,9 @@ def code_fingerprint(module):
 
 
 def changed_code(stored, current):
-    """Paths whose hash differs between two fingerprints (added or removed files included)."""
-    return sorted(path for path in set(stored) | set(current)
-                  if stored.get(path) != current.get(path))
+    """Paths of the current fingerprint whose hash differs from the stored one's (or that it
+    lacks). A path only the stored one lists is code the experiment no longer uses."""
+    return sorted(path for path in current if stored.get(path) != current[path])
 
 
 def numerics():

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from experiments.__main__ import main
-from experiments.fingerprint import code_fingerprint, source_hash
+from experiments.fingerprint import changed_code, code_fingerprint, source_hash
 from experiments.runner import load_results, staleness
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,6 +52,19 @@ def test_a_fingerprint_follows_the_imports_an_experiment_makes():
     # modules the experiment does not use, and the runner, which computes no result
     for path in ("kmlib/rvm.py", "kmlib/btsvc.py", "experiments/runner.py", "kmlib/__init__.py"):
         assert path not in files, path
+
+
+def test_a_fingerprint_leaves_out_imported_code_that_is_never_reached():
+    # chu_raetsch takes only at_stored from model_selection, which also imports BayesianSVR for
+    # its BSVR helpers: BTSVC's results do not depend on BayesianSVR's code
+    raetsch = code_fingerprint("experiments.chu_raetsch")
+    assert "experiments/model_selection.py" in raetsch and "kmlib/btsvc.py" in raetsch
+    assert "kmlib/bsvr.py" not in raetsch
+    # a module the stored run used and the code no longer reaches is no change; a new one is
+    stored = dict(raetsch, **{"kmlib/bsvr.py": "0" * 16})
+    assert changed_code(stored, raetsch) == []
+    del stored["kmlib/btsvc.py"]
+    assert changed_code(stored, raetsch) == ["kmlib/btsvc.py"]
 
 
 def test_every_results_file_a_page_reads_was_computed_by_the_current_code():
