@@ -46,8 +46,10 @@ def _import_targets(node, module):
         targets = [(alias.name, None) for alias in node.names]
     else:
         source = node.module
-        if node.level:  # relative to the importing module's package
-            package = module.split(".")[:-1]
+        if node.level:  # relative to the importing module's package (itself, for an __init__)
+            package = module.split(".")
+            if _source_file(module).name != "__init__.py":
+                package = package[:-1]
             base = package[: len(package) - (node.level - 1)]
             source = ".".join(base + ([node.module] if node.module else []))
         targets = [(f"{source}.{alias.name}", None) if _source_file(f"{source}.{alias.name}")
@@ -105,10 +107,8 @@ def _references(statements, module):
 def _without_docstrings(tree):
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            body = node.body
-            if (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-                    and isinstance(body[0].value.value, str)):
-                node.body = body[1:] or [ast.Pass()]
+            if node.body and _is_docstring(node.body[0]):
+                node.body = node.body[1:] or [ast.Pass()]
     return tree
 
 

@@ -54,6 +54,21 @@ def test_a_fingerprint_follows_the_imports_an_experiment_makes():
         assert path not in files, path
 
 
+def test_relative_imports_resolve_from_the_importing_module_or_package():
+    import ast
+
+    from experiments.fingerprint import _import_targets
+
+    def targets(statement, module):
+        return _import_targets(ast.parse(statement).body[0], module)
+
+    # kmlib/__init__.py imports its own modules; kmlib/gp.py its siblings, whole or by name
+    assert targets("from . import bsvr", "kmlib") == [("kmlib.bsvr", None)]
+    assert targets("from . import _linalg", "kmlib.gp") == [("kmlib._linalg", None)]
+    assert targets("from .kernels import RBF", "kmlib.gp") == [("kmlib.kernels", "RBF")]
+    assert targets("import numpy as np", "kmlib.gp") == []
+
+
 def test_a_fingerprint_leaves_out_imported_code_that_is_never_reached():
     # chu_raetsch takes only at_stored from model_selection, which also imports BayesianSVR for
     # its BSVR helpers: BTSVC's results do not depend on BayesianSVR's code
