@@ -4,10 +4,10 @@ A results file is only as current as the code that computed it. Each run records
 **fingerprint** of that code: for the experiment's module and every module of ``kmlib`` and
 ``experiments`` whose definitions it uses, directly or through others (imports inside functions
 included, so the compiled loops that are imported on first use count), a hash of the module's
-syntax tree with docstrings removed; and, when ``kmlib.datasets`` is among them, a hash of every data file
-shipped in ``kmlib/data``. Comments, docstrings and layout do not change a fingerprint; any change
-to what the code does does. ``experiments.runner`` is left out: it schedules tasks and writes
-files, and computes no result.
+syntax tree with docstrings removed; and, when ``kmlib.datasets`` is among them, a hash of every
+data file shipped in ``kmlib/data``. Comments, docstrings and layout do not change a
+fingerprint; any change to what the code does does. ``experiments.runner`` is left out: it
+schedules tasks and writes files, and computes no result.
 
 It also records the numerical environment the numbers came from (``numerics``): the BLAS library,
 its version and the kernel it chose for this CPU, numba's target CPU and kmlib's version. Those
@@ -23,6 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("kmlib", "experiments")
 #: modules that compute no result: their changes leave stored results current
 NOT_RESULTS = ("experiments.runner", "experiments.fingerprint")
+#: in the search of ``code_fingerprint``: a module's statements that run when it is imported
+ON_IMPORT = "<statements run on import>"
 
 
 def _source_file(module):
@@ -161,9 +163,9 @@ def code_fingerprint(module):
             parsed[name] = _definitions(ast.parse(source))
             if path.name != "__init__.py":  # gathers its modules: only those used count
                 hashes[path.relative_to(ROOT).as_posix()] = source_hash(source)
-                queue.append((name, "<import>"))
+                queue.append((name, ON_IMPORT))
         bound, effects = parsed[name]
-        statements = (effects if what == "<import>" else
+        statements = (effects if what == ON_IMPORT else
                       [s for names in bound.values() for s in names] if what is None else
                       bound.get(what, []))
         names, imports = _references(statements, name)
