@@ -157,6 +157,16 @@ def test_student_site_source_is_the_book_with_the_exercises_stripped(tmp_path):
         assert "{solution}" not in text and "BEGIN SOLUTION" not in text
     chapter = "chapters/prml07/7-2-2-analysis-of-sparsity.md"
     assert (site / chapter).read_text() == (ROOT / chapter).read_text()
+    # every page of the table of contents is there, the chapters' lists of exercises included
+    toc = yaml.safe_load((site / "_toc.yml").read_text(encoding="utf-8"))
+    files = [toc["root"]]
+    entries = [entry for part in toc["parts"] for entry in part["chapters"]]
+    while entries:
+        entry = entries.pop()
+        files.append(entry["file"])
+        entries += entry.get("sections", [])
+    missing = [f for f in files if not (site / f"{f}.md").exists()]
+    assert not missing, f"pages of the table of contents missing from the site: {missing}"
 
 
 def test_every_exercise_has_a_wrong_answer_in_the_course_tests():
