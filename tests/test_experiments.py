@@ -186,3 +186,17 @@ def test_status_lists_each_results_file_with_its_times(serial):
     rows = {line.split("|")[1].strip(): line.split("|") for line in table[2:]}
     assert rows["`table-5.3.json`"][2].strip() == "11"  # 5 tuning + 3 + 3 partitions
     assert rows["`table-4.3.json`"][3].strip() == "1"
+
+
+def test_every_thesis_table_names_its_source_and_has_full_rows():
+    from experiments.thesis_tables import FOLDER, thesis_table
+
+    files = sorted(FOLDER.glob("*.csv"))
+    assert files
+    for path in files:
+        first = path.read_text(encoding="utf-8").splitlines()[0]
+        assert first.startswith("# source: Chu (2003), Table"), f"{path.name}: {first}"
+        rows = thesis_table(path.stem)
+        assert rows and all(None not in row and None not in row.values() for row in rows), (
+            f"{path.name}: a row with more or fewer fields than the header"
+        )
