@@ -1,4 +1,4 @@
-"""Sphinx extension: four fixes to what the theme stack puts on the pages.
+"""Sphinx extension: five fixes to what the theme stack puts on the pages.
 
 * Sphinx wraps a display equation that contains a line break ``\\\\`` in a ``split``
   environment, and MathJax refuses a ``\\tag`` inside ``split`` (even when the line break
@@ -12,13 +12,19 @@
   shows page titles that do (such as "6.4 … $f(\\mathbf x)$"); MathJax is loaded on every page.
 * pydata-sphinx-theme logs "Got invalid theme mode" when no default colour mode is set (Jupyter
   Book does not pass one). The site uses the light mode, in which its figures were drawn.
+* ``book/_static/book.css``: glued numbers in the weight of the sentence around them (myst-nb
+  makes them bold), and display equations wider than the column that scroll from their left
+  edge instead of being cut on both sides.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from docutils import nodes
+
+STATIC = Path(__file__).resolve().parent.parent / "_static"
 
 TAG = re.compile(r"\\tag\*?\{[^{}]*\}")
 
@@ -61,8 +67,14 @@ def _drop_duplicate_scripts(app, pagename, templatename, context, doctree):
     scripts[:] = kept
 
 
+def _add_static_path(app, config):
+    config.html_static_path = [*config.html_static_path, str(STATIC)]
+
+
 def setup(app):
     app.set_html_assets_policy("always")
+    app.connect("config-inited", _add_static_path)
+    app.add_css_file("book.css")
     app.connect("config-inited", _set_default_mode)
     app.connect("html-page-context", _drop_duplicate_scripts, priority=900)
     app.connect("doctree-resolved", _tags_outside_split)
