@@ -19,11 +19,6 @@ page_stats = load_tool("page_stats")
 
 PAGES = page_stats.pages()
 CHAPTERS = [page for page in PAGES if page.parts[-3] == "chapters"]
-#: Chapter pages not yet rewritten to teach first. The test of each is expected to fail, and fails
-#: once the page keeps the rules, so that it must then leave this list.
-NOT_YET_TEACHING = {
-    "4-5-2-bsvr-robot-arm", "4-5-3-bsvr-laser", "4-5-4-bsvr-benchmarks",
-}
 #: The project's working material, which a reader does not have.
 #: (A random generator's seed is fine; the source texts as "seed notes" or "the seed's OCR" are not.)
 WORKING_FILES = re.compile(
@@ -40,17 +35,10 @@ def test_no_long_visible_code_cell(page):
     )
 
 
-@pytest.mark.parametrize("page", [
-    pytest.param(page, marks=pytest.mark.xfail(strict=True, reason="not yet rewritten"))
-    if page.stem in NOT_YET_TEACHING else page for page in CHAPTERS
-], ids=lambda path: path.stem)
+@pytest.mark.parametrize("page", CHAPTERS, ids=lambda path: path.stem)
 def test_chapter_page_teaches_first(page):
     problems = page_stats.teaches(page_stats.page_stats(page))
     assert not problems, "; ".join(problems)
-
-
-def test_pages_waiting_to_be_rewritten_exist():
-    assert NOT_YET_TEACHING <= {page.stem for page in CHAPTERS}
 
 
 def test_teaching_rules_are_measured(tmp_path):
