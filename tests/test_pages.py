@@ -1,6 +1,8 @@
 """Rules every page of the book keeps (counts in ``tools/page_stats.py``).
 
 * No visible code cell is longer than ``MAX_VISIBLE_LINES``: bookkeeping is hidden or in helpers.
+* No visible code line is wider than ``MAX_VISIBLE_COLUMNS``: it would run past the code cell's
+  right edge on the website (``tests/browser/test_layout.py`` measures it there).
 * Every number the prose takes from the code through a glue role is glued by the page's code,
   and every glued value is used: a typo in a key cannot reach the website as an empty gap.
 * Reader-facing text never speaks of the project's working files.
@@ -66,6 +68,15 @@ def test_teaching_rules_are_measured(tmp_path):
         "2 of 7 visible code lines verify (28.6%)", "2 key points",
         "Try it item 2 has no hint", "figure without name or caption: 'plt.show()'",
     ]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda path: path.stem)
+def test_no_visible_code_line_runs_past_the_cell(page):
+    wide = page_stats.page_stats(page).wide_lines
+    assert not wide, (
+        f"visible code lines over {page_stats.MAX_VISIBLE_COLUMNS} columns: "
+        + "; ".join(line.strip()[:50] for line in wide)
+    )
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda path: path.stem)
