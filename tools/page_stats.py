@@ -37,8 +37,6 @@ MAX_VERIFICATION_SHARE = 0.03
 MAX_VISIBLE_COLUMNS = 88
 #: A line of IPython syntax (magic, shell escape) that the Python parser would reject.
 IPYTHON_LINE = re.compile(r"^\s*[%!]")
-
-
 #: A code cell that shows a matplotlib figure.
 DRAWS = re.compile(r"\bplt\.show\(\)")
 HEADING = re.compile(r"^(?P<level>#{1,6})\s+(?P<title>.+?)\s*$", re.M)
@@ -144,7 +142,7 @@ def _items(body, pattern):
 
 
 def page_stats(path):
-    """Count the visible code cells over the limit and the glue roles of one page.
+    """Measure one page: its visible code, figures, closing sections and glue roles.
 
     Parameters
     ----------
