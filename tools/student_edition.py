@@ -198,8 +198,6 @@ def write_student_site(root, site_dir):
         page = site_dir / source.relative_to(root)
         page.parent.mkdir(parents=True, exist_ok=True)
         page.write_text(strip_solutions(source.read_text(encoding="utf-8")), encoding="utf-8")
-    for index in root.glob("exercises/*/index.md"):  # each chapter's list of exercises
-        shutil.copy(index, site_dir / index.relative_to(root))
 
     shutil.copy(root / "_toc.yml", site_dir / "_toc.yml")
     config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
