@@ -8,6 +8,10 @@
 * Reader-facing text never speaks of the project's working files.
 * No line of prose starts with ``%``: MyST reads it as a comment and drops it from the page (a
   sentence wrapped before "% of ..." loses its line).
+* Every page that draws uses the book's figure style (``kmlib/book.mplstyle``), and no page asks
+  for text smaller than the style's 10 pt (``tools/figure_report.py`` measures each figure's width
+  and smallest text when a page runs; ``tests/browser/test_layout.py`` that the website shows each
+  figure at its natural size).
 * A chapter page teaches first (``page_stats.teaches``): at most 3 % of its visible code lines
   verify, it ends with Key points and Try it, and its figures are named, captioned and cited.
 """
@@ -18,6 +22,7 @@ import pytest
 from nbgrader_course import ROOT, load_tool
 
 page_stats = load_tool("page_stats")
+figure_report = load_tool("figure_report")
 
 PAGES = page_stats.pages()
 CHAPTERS = [page for page in PAGES if page.parts[-3] == "chapters"]
@@ -104,3 +109,54 @@ def test_no_prose_line_is_a_myst_comment(page):
     prose = re.sub(r"```.*?```", "", text, flags=re.S)  # code and directive blocks
     comments = [line for line in prose.splitlines() if line.lstrip().startswith("%")]
     assert not comments, f"lines MyST would drop as comments: {comments}"
+
+
+BOOK_PAGES = [*PAGES, *sorted((ROOT / "book").glob("*.md"))]
+STYLE_LINE = 'plt.style.use("kmlib.book")'
+#: An explicit font size in code: a number, or one of matplotlib's named sizes below "medium".
+FONT_SIZE = re.compile(
+    r"""(?:fontsize|labelsize|titlesize|["']size["']\s*:)\s*=?\s*"""
+    r"""(?P<size>\d+(?:\.\d+)?|["'](?:xx-small|x-small|small|smaller)["'])"""
+)
+
+
+def code_cells(page):
+    text = page.read_text(encoding="utf-8")
+    return [cell for cell in re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", text, flags=re.S)]
+
+
+@pytest.mark.parametrize("page", BOOK_PAGES, ids=lambda path: path.stem)
+def test_figures_use_the_book_style_and_readable_text(page):
+    cells = code_cells(page)
+    drawing = [i for i, cell in enumerate(cells) if "matplotlib" in cell]
+    if not drawing:
+        return
+    first = cells[drawing[0]]
+    assert STYLE_LINE in first, f"the cell importing matplotlib does not apply {STYLE_LINE}"
+    small = [match.group(0) for cell in cells for match in FONT_SIZE.finditer(cell)
+             if not match["size"][0].isdigit()
+             or float(match["size"]) < figure_report.MIN_FONT_POINTS]
+    assert not small, f"text below {figure_report.MIN_FONT_POINTS} pt asked for: {small}"
+
+
+def test_book_style_draws_text_at_readable_sizes():
+    """Every text size the style sets is at least the minimum; a default figure fits the column."""
+    import matplotlib as mpl
+
+    style = mpl.rc_params_from_file(ROOT / "kmlib" / "book.mplstyle", use_default_template=False)
+    sizes = {key: style[key] for key in style
+             if key.endswith("size") and key != "figure.figsize"}
+    assert "font.size" in sizes and "legend.fontsize" in sizes
+    points = {key: mpl.font_manager.FontProperties(size=value).get_size_in_points()
+              if isinstance(value, str) else value for key, value in sizes.items()}
+    assert min(points.values()) >= figure_report.MIN_FONT_POINTS, points
+    assert style["figure.dpi"] == 100
+    assert style["figure.figsize"][0] * style["figure.dpi"] <= figure_report.COLUMN_PIXELS
+
+
+def test_explicit_small_fonts_are_found():
+    """The font-size search finds the forms a page could use, and not a sample's size."""
+    code = 'ax.legend(fontsize=8)\nax.set_title("a", fontsize="small")\nax.legend(prop={"size": 7})'
+    assert [match["size"] for match in FONT_SIZE.finditer(code)] == ["8", '"small"', "7"]
+    assert [match["size"] for match in FONT_SIZE.finditer(
+        "rng.normal(size=8)\nax.legend(fontsize=12)")] == ["12"]

@@ -6,7 +6,10 @@ On every page of the main site, in headless Chromium:
   wider than the column, the box scrolls (at 1280 and at 800 pixels of window width);
 * no code cell that shows its input runs past the cell's right edge at 1280 pixels (the pages
   keep visible code within 88 columns; a folded cell is not measured until it is opened);
-* a number glued into a sentence has the sentence's font weight, not bold.
+* a number glued into a sentence has the sentence's font weight, not bold;
+* every figure a page shows is displayed at its natural size at 1280 pixels (not scaled down to
+  fit the column), so its text reads at the 10 pt or more the book's style drew it at
+  (``tools/figure_report.py`` measures the drawn sizes).
 
 Run after ``make book`` with ``make browser``.
 """
@@ -43,7 +46,10 @@ const bold = [...document.querySelectorAll("span.pasted-text")]
   .filter((span) => getComputedStyle(span).fontWeight
     !== getComputedStyle(span.parentElement).fontWeight)
   .map((span) => span.textContent);
-done({clipped: clipped, wide: wide, bold: bold});
+const shrunk = [...document.querySelectorAll("div.cell_output img, figure img")]
+  .filter((img) => shown(img) && img.naturalWidth > 1.02 * img.getBoundingClientRect().width)
+  .map((img) => `${img.naturalWidth} px shown at ${Math.round(img.getBoundingClientRect().width)}`);
+done({clipped: clipped, wide: wide, bold: bold, shrunk: shrunk});
 """
 
 CONTENT_PAGES = [page for page in MAIN_PAGES
@@ -65,6 +71,8 @@ def test_equations_code_and_glued_numbers_fit(browser, main_site, page, width):
         problems.append(f"display equations cut off: {layout['clipped'][:3]}")
     if width == 1280 and layout["wide"]:
         problems.append(f"code cells wider than their box: {layout['wide'][:3]}")
+    if width == 1280 and layout["shrunk"]:
+        problems.append(f"figures scaled down to fit the column: {layout['shrunk']}")
     if layout["bold"]:
         problems.append(f"glued numbers not in the text's weight: {layout['bold'][:5]}")
     assert not problems, f"{page} at {width} px:\n  " + "\n  ".join(problems)
