@@ -13,7 +13,8 @@ grading in the source itself:
 * every other cell (text, setup, plots, negative controls) is locked and worth nothing.
 
 :func:`read_exercise` turns the source into a list of :class:`Cell` with those roles, every
-markdown cell in plain Markdown (no MyST directives or roles), so the notebook reads the same in
+markdown cell in plain Markdown (no MyST directives or roles: ``tools/plain_myst.py``, the
+conversion the chapters' notebooks share), so the notebook reads the same in
 JupyterLab, the classic Notebook, VS Code and Colab. :func:`to_notebook` writes the list as an
 nbformat notebook whose cells carry nbgrader's metadata: the instructors' source version, or
 with ``release=True`` the students' version (answers replaced by nbgrader's stubs).
@@ -22,21 +23,22 @@ with ``release=True`` the students' version (answers replaced by nbgrader's stub
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import jupytext
 import nbformat
 
-ROOT = Path(__file__).resolve().parents[1]
-BIBLIOGRAPHY = ROOT / "book" / "references.bib"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import plain_myst  # noqa: E402  (a sibling script, not a package)
+
+ROOT = plain_myst.ROOT
 
 DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w-]+)\}[ \t]*(?P<argument>.*)$")
 OPTION = re.compile(r"^:[\w-]+:.*$")
 BEGIN = re.compile(r"^(?P<indent>[ \t]*)#+ BEGIN SOLUTION[ \t]*$")
 END = re.compile(r"^[ \t]*#+ END SOLUTION[ \t]*$")
-CITE = re.compile(r"\{cite(?::[pt])?\}`(?P<keys>[^`]+)`")
-ANY_ROLE = re.compile(r"\{[\w:-]+\}`")
 
 #: nbgrader's default stubs (``ClearSolutions.code_stub`` and ``text_stub``), used where the
 #: students' version has no answer.
@@ -73,50 +75,6 @@ class ExerciseFormatError(ValueError):
     """The exercise source does not follow the conventions in this module's docstring."""
 
 
-def read_bibliography(path=BIBLIOGRAPHY):
-    """Map each BibTeX key of ``path`` to an author-year label such as "Rahimi and Recht (2007)".
-
-    Parameters
-    ----------
-    path : path
-        A BibTeX file.
-
-    Returns
-    -------
-    dict of str to str
-    """
-    labels = {}
-    for entry in re.split(r"\n(?=@)", Path(path).read_text(encoding="utf-8")):
-        key = re.match(r"@\w+\{([^,]+),", entry.strip())
-        authors = re.search(r"author\s*=\s*\{(.+?)\}\s*,?\s*\n", entry, re.S)
-        year = re.search(r"year\s*=\s*\{?(\d{4})", entry)
-        if not (key and authors and year):
-            continue
-        surnames = [name.split(",")[0].strip(" {}") for name in authors[1].split(" and ")]
-        names = surnames[0] if len(surnames) == 1 else " and ".join(surnames[:2])
-        if len(surnames) > 2:
-            names = f"{surnames[0]} et al."
-        labels[key[1]] = f"{names} ({year[1]})"
-    return labels
-
-
-def plain_markdown(text, bibliography):
-    """Replace the MyST roles of ``text`` by plain Markdown (citations become author-year)."""
-
-    def cite(match):
-        keys = [key.strip() for key in match["keys"].split(",")]
-        missing = [key for key in keys if key not in bibliography]
-        if missing:
-            raise ExerciseFormatError(f"citation key(s) {missing} are not in {BIBLIOGRAPHY.name}")
-        return "; ".join(bibliography[key] for key in keys)
-
-    text = CITE.sub(cite, text)
-    role = ANY_ROLE.search(text)
-    if role:
-        raise ExerciseFormatError(f"no plain-Markdown form for the MyST role {role[0]!r}")
-    return text
-
-
 def split_directives(markdown):
     """Split a markdown cell into ``(name, argument, body)`` pieces.
 
@@ -147,7 +105,7 @@ def split_directives(markdown):
     return pieces
 
 
-def _markdown_cells(cell, bibliography, counter):
+def _markdown_cells(cell, page, counter):
     """The graded cells of one markdown cell of the source."""
     pieces = split_directives(cell.source)
     solutions = [piece for piece in pieces if piece[0] == "solution"]
@@ -162,10 +120,10 @@ def _markdown_cells(cell, bibliography, counter):
     cells = []
     for name, argument, body in pieces:
         if name is None:
-            cells.append(Cell("text", plain_markdown(body, bibliography), counter("text")))
+            cells.append(Cell("text", page.markdown(body), counter("text")))
         elif name == "exercise":
             title = f"### {argument}\n\n" if argument else ""
-            cells.append(Cell("text", title + plain_markdown(body, bibliography), "exercise"))
+            cells.append(Cell("text", title + page.markdown(body), "exercise"))
         elif name == "solution":
             prompt = (
                 f"**Your derivation** ({_points(points)}, marked by hand). Write it in the "
@@ -173,7 +131,7 @@ def _markdown_cells(cell, bibliography, counter):
             )
             cells.append(Cell("text", prompt, "derivation-prompt"))
             cells.append(
-                Cell("derivation", plain_markdown(body, bibliography), "derivation", points)
+                Cell("derivation", page.markdown(body), "derivation", points)
             )
         else:
             raise ExerciseFormatError(f"no plain-Markdown form for the {{{name}}} directive")
@@ -204,7 +162,7 @@ def read_exercise(path):
     """
     path = Path(path)
     notebook = jupytext.read(path, fmt="md:myst")
-    bibliography = read_bibliography()
+    page = plain_myst.Page(plain_myst.docname(path), plain_myst.the_book())
     counts = {}
 
     def counter(kind):
@@ -215,10 +173,10 @@ def read_exercise(path):
     try:
         for cell in notebook.cells:
             if cell.cell_type == "markdown":
-                cells.extend(_markdown_cells(cell, bibliography, counter))
+                cells.extend(_markdown_cells(cell, page, counter))
             else:
                 cells.append(_code_cell(cell, counter))
-    except ExerciseFormatError as error:
+    except (ExerciseFormatError, plain_myst.MystSyntaxError) as error:
         raise ExerciseFormatError(f"{path.name}: {error}") from None
     _check_structure(path, cells)
     _number_checks(cells)

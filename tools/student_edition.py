@@ -1,10 +1,11 @@
-"""Write the students' edition: solution-free exercise notebooks, a kmlib wheel, the website.
+"""Write the students' edition: the notebooks edition, a kmlib wheel, the website.
 
 The exercise sources follow the conventions of ``tools/exercises.py``. The students' edition
 
-* writes each exercise as an ``.ipynb`` notebook for any Jupyter: plain Markdown (no MyST), the
-  derivation and answer code replaced by nbgrader's stubs, checks kept and labelled with their
-  marks (the same notebook nbgrader releases);
+* writes the notebooks edition (``tools/notebooks.py``): every chapter page and every exercise as
+  an ``.ipynb`` notebook for any Jupyter, in plain Markdown (no MyST); in the exercises the
+  derivation and answer code are replaced by nbgrader's stubs, the checks kept and labelled with
+  their marks (the same notebooks nbgrader releases);
 * writes the source of the students' website: the book with each exercise page stripped of its
   ``{solution}`` and answer code (there the MyST directives stay, since Sphinx renders them).
 
@@ -12,7 +13,8 @@ Usage::
 
     python tools/student_edition.py . _build/student [--wheel-only]
 
-writes ``_build/student/notebooks/exercises/<chapter>/ex-*.ipynb``, the kmlib wheel
+writes the notebooks edition to ``_build/student/notebooks`` (its chapter notebooks take the numbers
+they show from the main book's executed pages: build the book first), the kmlib wheel
 ``_build/student/kmlib-<version>-py3-none-any.whl`` and the site source ``_build/student/site``;
 ``make student`` then builds the site into ``_build/student/site/_build/html``. The site's chapter pages take their outputs from
 the main book's execution cache (so build the book first, or they run again); the exercise pages
@@ -29,11 +31,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-import nbformat
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import exercises  # noqa: E402  (a sibling script, not a package)
+import exercises  # noqa: E402  (sibling scripts, not a package)
+import notebooks  # noqa: E402
 
 ROOT = exercises.ROOT
 
@@ -93,35 +95,6 @@ def strip_solutions(text, placeholder=PLACEHOLDER):
             out.append(lines[i])
             i += 1
     return "".join(out)
-
-
-def write_student_edition(source_dir, output_dir):
-    """Write the students' notebook (``.ipynb``, plain Markdown) of every exercise.
-
-    Parameters
-    ----------
-    source_dir : path
-        The repository's ``exercises`` folder.
-    output_dir : path
-        Folder that receives the notebooks, mirroring the source layout under ``source_dir``'s
-        name.
-
-    Returns
-    -------
-    list of Path
-        The notebooks written.
-    """
-    source_dir, output_dir = Path(source_dir), Path(output_dir)
-    written = []
-    for source in exercises.exercise_sources(source_dir.parent):
-        target = (output_dir / source_dir.name / source.relative_to(source_dir)).with_suffix(
-            ".ipynb"
-        )
-        target.parent.mkdir(parents=True, exist_ok=True)
-        notebook = exercises.to_notebook(exercises.read_exercise(source), release=True)
-        nbformat.write(notebook, target)
-        written.append(target)
-    return written
 
 
 def build_wheel(output_dir, root=ROOT):
@@ -208,6 +181,8 @@ def write_student_site(root, site_dir):
     # these notebooks would stop with errors
     execute["exclude_patterns"] = ["exercises/*/*"]
     config.setdefault("html", {})["announcement"] = ANNOUNCEMENT
+    # the download buttons' notebooks are converted by the repository's tools
+    config["sphinx"].setdefault("config", {})["book_tools_dir"] = str(root / "tools")
     (site_dir / "_config.yml").write_text(
         yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8"
     )
@@ -224,8 +199,11 @@ def main(argv=None):
     print(f"built {wheel}: students install it with `pip install {wheel.name}`")
     if args.wheel_only:
         return
-    written = write_student_edition(args.repository / "exercises", args.output / "notebooks")
-    print(f"wrote {len(written)} students' notebooks under {args.output / 'notebooks'}")
+    written = notebooks.write_edition(args.repository, args.output / "notebooks",
+                                      executed=args.repository / "_build" / "jupyter_execute",
+                                      wheel_name=wheel.name)
+    print(f"wrote the notebooks edition ({len(written)} notebooks: chapters and exercises) "
+          f"under {args.output / 'notebooks'}")
     site = write_student_site(args.repository, args.output / "site")
     print(f"wrote the students' website source to {site}")
 

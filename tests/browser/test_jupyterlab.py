@@ -1,7 +1,8 @@
 """The MyST pages opened as notebooks in JupyterLab read as they do on the website.
 
-JupyterLab starts headless on 127.0.0.1 with the configuration ``make lab`` uses
-(``tools/jupyterlab``): jupytext opens a ``.md`` page as a notebook and jupyterlab-myst renders
+JupyterLab starts headless with the configuration ``make lab`` uses (``tools/jupyterlab``: the
+address and port from ``KMLIB_LAB_IP`` and ``KMLIB_LAB_PORT``, no browser, root allowed when CI
+runs as root): jupytext opens a ``.md`` page as a notebook and jupyterlab-myst renders
 its markdown. In headless Chromium, on one chapter page and one exercise, every markdown cell must
 be rendered by MyST, no directive fence, option line or raw role may be visible, and the
 mathematics must be typeset.
@@ -9,6 +10,7 @@ mathematics must be typeset.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shutil
@@ -25,6 +27,7 @@ from .conftest import ROOT, SCREENSHOTS
 
 pytestmark = pytest.mark.browser
 
+EDITION = ROOT / "_build" / "notebooks"
 PAGES = {
     "chapter": "chapters/prml07/7-1-maximum-margin-classifiers.md",
     "exercise": "exercises/prml06/ex-6-21.md",
@@ -52,51 +55,77 @@ def free_port():
         return probe.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def jupyterlab(tmp_path_factory):
-    """JupyterLab on a free local port, with its own settings and no user configuration.
-
-    It serves copies of the pages, so that the checkpoints it writes stay out of the repository.
-    """
-    home = tmp_path_factory.mktemp("jupyter-home")
-    pages = home / "pages"
-    for page in PAGES.values():
-        (pages / page).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / page, pages / page)
+def start_jupyterlab(home, pages, disabled=()):
+    """Start JupyterLab on a free local port serving ``pages``, with its own settings and no
+    user configuration, and the lab extensions ``disabled`` turned off; return
+    ``(server, url, token)``."""
     port, token = free_port(), secrets.token_hex(16)
     env = {
         **os.environ,
         "JUPYTER_CONFIG_DIR": str(home / "config"),
         "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
         "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
+        # the address and port come from the settings `make lab` uses, as there
+        "KMLIB_LAB_IP": "127.0.0.1",
+        "KMLIB_LAB_PORT": str(port),
     }
+    if disabled:
+        labconfig = home / "config" / "labconfig"
+        labconfig.mkdir(parents=True)
+        (labconfig / "page_config.json").write_text(
+            json.dumps({"disabledExtensions": {name: True for name in disabled}}))
     command = [
         str(Path(sys.executable).parent / "jupyter-lab"),
         f"--config={ROOT / 'tools' / 'jupyterlab' / 'jupyter_lab_config.py'}",
-        "--no-browser",
-        "--allow-root",  # CI runs as root
-        "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={port}",
         f"--IdentityProvider.token={token}",
         f"--ServerApp.root_dir={pages}",
     ]
     log = (home / "jupyterlab.log").open("w")
     server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    log.close()  # the server writes to its own copy
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
     while True:
         try:
             urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=5)
-            break
+            return server, url, token
         except OSError:
             if server.poll() is not None or time.monotonic() > deadline:
                 server.kill()
                 pytest.fail(f"JupyterLab did not start:\n{(home / 'jupyterlab.log').read_text()}")
             time.sleep(1)
-    yield url, token
+
+
+def stop(server):
     server.terminate()
     server.wait(timeout=30)
-    log.close()
+
+
+@pytest.fixture(scope="module")
+def jupyterlab(tmp_path_factory):
+    """JupyterLab as `make lab` starts it, serving copies of the pages (so that the checkpoints
+    it writes stay out of the repository)."""
+    home = tmp_path_factory.mktemp("jupyter-home")
+    pages = home / "pages"
+    for page in PAGES.values():
+        (pages / page).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / page, pages / page)
+    server, url, token = start_jupyterlab(home, pages)
+    yield url, token
+    stop(server)
+
+
+@pytest.fixture(scope="module")
+def plain_jupyterlab(tmp_path_factory):
+    """JupyterLab without jupyterlab-myst, as a student may have it, serving a copy of the
+    notebooks edition (`make notebooks`)."""
+    if not EDITION.is_dir():
+        pytest.fail(f"{EDITION} is missing: run `make notebooks` first")
+    home = tmp_path_factory.mktemp("plain-jupyter-home")
+    shutil.copytree(EDITION, home / "edition")
+    server, url, token = start_jupyterlab(home, home / "edition", disabled=["jupyterlab-myst"])
+    yield url, token
+    stop(server)
 
 
 @pytest.fixture
@@ -141,3 +170,40 @@ def test_page_opens_as_a_notebook_rendered_with_myst(lab_browser, jupyterlab, ki
     if kind == "exercise":
         assert report["exercises"] == 2  # the exercise and its (folded) solution
         assert "PRML Exercise 6.21 (★★)" in text
+
+
+#: What a notebook panel of plain JupyterLab shows: markdown cells, typeset formulas, the text.
+PLAIN_PANEL_REPORT = """
+const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+if (!panel) { return null; }
+const markdown = panel.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown');
+return {
+  markdown: markdown.length,
+  mathjax: panel.querySelectorAll('.jp-MarkdownCell mjx-container').length,
+  myst: panel.querySelectorAll('.myst').length,
+  text: [...markdown].map(cell => cell.innerText).join('\\n'),
+};
+"""
+
+
+def test_edition_notebook_reads_in_plain_jupyterlab(lab_browser, plain_jupyterlab):
+    """An edition notebook in JupyterLab without jupyterlab-myst: no raw MyST, maths typeset."""
+    browser, (url, token) = lab_browser, plain_jupyterlab
+    notebook = Path(PAGES["chapter"]).with_suffix(".ipynb").as_posix()
+    browser.get(f"{url}/lab/tree/{notebook}?token={token}")
+    deadline, report, last = time.monotonic() + 120, None, None
+    while time.monotonic() < deadline:
+        report = browser.execute_script(PLAIN_PANEL_REPORT)
+        if report and report["markdown"] and report["mathjax"] and report == last:
+            break
+        last = report
+        time.sleep(1)
+    browser.save_screenshot(str(SCREENSHOTS / "plain_jupyterlab_edition.png"))
+    assert report and report["markdown"] >= 5, report
+    assert report["myst"] == 0, "jupyterlab-myst was meant to be off"
+    text = report["text"]
+    for raw in ("```", ":::", "{ref}", "{doc}", "{numref}", "{cite}", "{glue", "{dropdown}",
+                ")=\n"):
+        assert raw not in text, f"{notebook} shows raw MyST {raw!r}"
+    assert "$$" not in text and "\\tag" not in text, "untypeset mathematics"
+    assert report["mathjax"] >= 20, report["mathjax"]

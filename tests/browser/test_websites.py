@@ -303,6 +303,32 @@ def test_students_exercise_page_and_downloads_carry_no_solution(source):
         assert not found, f"{place} shows solution text: {found[:3]}"
 
 
+plain_myst = load_tool("plain_myst")
+EDITION_PAGES = [*sorted(ROOT.glob("chapters/*/*.md")), *EXERCISES]
+LAUNCH_LINK = re.compile(r'href="(https://(?:mybinder\.org|colab\.research\.google\.com)/[^"]*)"')
+
+
+@pytest.mark.parametrize("site", [MAIN_SITE, STUDENT_SITE], ids=["main", "students"])
+def test_download_and_launch_buttons_give_the_notebooks_edition(site):
+    """A page's .ipynb download is its plain notebook; Binder and Colab open it where published."""
+    problems = []
+    for source in EDITION_PAGES:
+        name = source.relative_to(ROOT).with_suffix("").as_posix()
+        cells = nbformat.read(site / "_sources" / f"{name}.ipynb", as_version=4).cells
+        markdown = "\n".join(cell.source for cell in cells if cell.cell_type == "markdown")
+        if plain_myst.myst_constructs(markdown):
+            problems.append(f"{name}.ipynb holds MyST: {plain_myst.myst_constructs(markdown)[:3]}")
+        if name.startswith("chapters/") and "notebooks edition" not in markdown:
+            problems.append(f"{name}.ipynb is not the edition's notebook")
+        links = LAUNCH_LINK.findall((site / f"{name}.html").read_text(encoding="utf-8"))
+        if sorted({link.split("/")[2] for link in links}) != ["colab.research.google.com",
+                                                              "mybinder.org"] \
+                or not all(link.endswith(f"/{name}.ipynb") and "/notebooks" in link
+                           for link in links):
+            problems.append(f"{name}.html launch links: {links}")
+    assert not problems, "\n".join(problems[:10])
+
+
 def test_students_exercise_pages_show_exercises_but_no_solution_boxes(browser, student_site):
     for source in EXERCISES:
         page = source.relative_to(ROOT).with_suffix(".html").as_posix()
