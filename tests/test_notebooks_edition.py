@@ -1,4 +1,4 @@
-"""The notebooks edition: every chapter page as a plain notebook that runs with the students' install.
+"""The notebooks edition: chapter pages as plain notebooks that run with the students' install.
 
 ``tools/notebooks.py`` writes the edition (``make notebooks``); ``tools/plain_myst.py`` does the
 conversion of MyST that it shares with the exercises. Here:
@@ -86,8 +86,9 @@ def test_every_construct_has_its_plain_form(probe_book):
                                  "count": {"data": {"text/plain": "7"}}})
     source = textwrap.dedent("""\
         (sec-one)=
-        As {cite}`rw2006` and {cite:t}`rw2006` show, the margin is {glue:text}`margin:.3f`
-        over {glue:text}`count` points (`{glue:text}` is the role); see {numref}`fig-here`,
+        As {cite}`rw2006` and {cite:t}`rw2006` show,
+        the margin is {glue:text}`margin:.3f` over {glue:text}`count` points
+        (`{glue:text}` is the role); see {numref}`fig-here`,
         {numref}`Figure %s <fig-there>`, {ref}`sec-two`, {ref}`the start <sec-one>`,
         {doc}`/chapters/a/two`, {doc}`how <../../book/about>`.
 
@@ -106,8 +107,9 @@ def test_every_construct_has_its_plain_form(probe_book):
         ```
         """)
     assert page.markdown(source) == textwrap.dedent("""\
-        As (Rasmussen and Williams, 2006) and Rasmussen and Williams (2006) show, the margin is 0.123
-        over 7 points (`{glue:text}` is the role); see Figure 1,
+        As (Rasmussen and Williams, 2006) and Rasmussen and Williams (2006) show,
+        the margin is 0.123 over 7 points
+        (`{glue:text}` is the role); see Figure 1,
         Figure 3 of [2 Two](two.ipynb), [2 Two](two.ipynb), the start,
         [2 Two](two.ipynb), [how](https://example.org/book/book/about.html).
 

@@ -94,7 +94,8 @@ def test_read_exercise_on_a_small_example(tmp_path):
     assert [c.kind for c in cells] == [
         "text", "text", "text", "text", "derivation", "code", "answer", "check"
     ]
-    assert cells[1].source == "### PRML Exercise 0.1 (★)\n\nShow it, as in (Rahimi and Recht, 2007)."
+    assert cells[1].source == (
+        "### PRML Exercise 0.1 (★)\n\nShow it, as in (Rahimi and Recht, 2007).")
     assert "3 points" in cells[2].source and "2 points" in cells[2].source
     assert cells[4].points == 3 and cells[7].points == 2
     assert cells[7].source.startswith("# Check 1 of 1: 2 points\n")

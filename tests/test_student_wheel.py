@@ -1,21 +1,18 @@
 """The students' kmlib wheel works outside the repository, in a fresh virtual environment.
 
 The wheel (built as ``make student`` builds it) is installed with ``pip --no-index`` into a new
-virtual environment. Nothing may be downloaded in a test, so the environment sees the project's
-third-party packages (numpy, scipy, scikit-learn, matplotlib, Jupyter) through a ``.pth`` line;
-kmlib itself can only come from the wheel: the project's editable install is not visible there
-(its hook is a ``.pth`` file, and ``.pth`` files of a folder added that way are not read), and
-everything runs outside the repository. pip checks the wheel's declared dependencies against
-those packages. A students' notebook (an exercise with its answers filled in, as a student would
-submit it) then runs on that environment's Python.
+virtual environment that sees only what the students' guide installs (``tests/students_env.py``:
+the wheel's dependencies, matplotlib and a kernel, borrowed from the project's environment, since
+nothing may be downloaded in a test). kmlib itself can only come from the wheel, and everything
+runs outside the repository. A students' notebook (an exercise with its answers filled in, as a
+student would submit it) then runs on that environment's Python.
 """
 
 import subprocess
-import sysconfig
-import venv
 
 import nbformat
 from nbgrader_course import load_tool
+from students_env import students_environment
 
 exercises = load_tool("exercises")
 student_edition = load_tool("student_edition")
@@ -32,30 +29,19 @@ nbformat.write(notebook, sys.argv[1])
 
 def test_wheel_installs_and_runs_a_students_notebook(tmp_path):
     wheel = student_edition.build_wheel(tmp_path / "dist")
-    environment = tmp_path / "fresh"
-    venv.create(environment, with_pip=True)
-    python = environment / "bin" / "python"
-    site_packages = subprocess.run(
-        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, check=True,
-    ).stdout.strip()
-    (tmp_path / "fresh" / site_packages).joinpath("project-packages.pth").write_text(
-        sysconfig.get_paths()["purelib"] + "\n"
-    )
-    install = subprocess.run(
-        [python, "-m", "pip", "install", "--no-index", "--disable-pip-version-check", wheel],
-        capture_output=True, text=True, cwd=tmp_path,
-    )
-    assert install.returncode == 0, install.stderr  # dependencies resolved with no index
+    python = students_environment(tmp_path, wheel)  # pip resolved the dependencies, no index
+    environment = python.parent.parent
     where = subprocess.run(
         [python, "-c", "import kmlib, kmlib.datasets as d; print(kmlib.__file__); "
-         "print(d.boston_housing()[0].shape)"],
+         "print(d.boston_housing()[0].shape); import matplotlib.pyplot as plt; "
+         "plt.style.use('kmlib.book'); print(plt.rcParams['legend.fontsize'])"],
         capture_output=True, text=True, cwd=tmp_path,
     )
     assert where.returncode == 0, where.stderr
-    location, shape = where.stdout.split("\n")[:2]
+    location, shape, legend_size = where.stdout.split("\n")[:3]
     assert location.startswith(str(environment)), location  # the wheel's kmlib, not the repo's
     assert shape == "(506, 13)"  # the data files travel in the wheel
+    assert legend_size == "10.0"  # and so does the book's figure style
 
     source = exercises.read_exercise(exercises.ROOT / "exercises" / "prml07" / "ex-7-11.md")
     notebook = tmp_path / "ex-7-11.ipynb"

@@ -58,7 +58,9 @@ except ImportError:  # the text of this notebook already holds the numbers the b
 
             show(value)'''
 EXPERIMENTS_IMPORT = re.compile(r"^(from experiments[\w.]* import|import experiments)", re.M)
-EXPERIMENTS_PATH = 'import sys\n\nsys.path.insert(0, "../..")  # the edition\'s experiments/ folder\n'
+EXPERIMENTS_PATH = (
+    'import sys\n\nsys.path.insert(0, "../..")  # the edition\'s experiments/ folder\n'
+)
 HIDDEN = {"hide-input": {"source_hidden"}, "remove-input": {"source_hidden"},
           "hide-output": {"outputs_hidden"}, "remove-output": {"outputs_hidden"},
           "hide-cell": {"source_hidden", "outputs_hidden"},
@@ -79,7 +81,7 @@ def glued_values(name, executed=EXECUTED):
 
 
 def _code_cell(cell):
-    """The edition's form of a code cell, and the caption cell that follows it (or None)."""
+    """The edition's form of a code cell, and the cell's figure options (name, caption)."""
     source = GLUE_IMPORT.sub(GLUE_STAND_IN, cell.source)
     tags = cell.metadata.get("tags", [])
     metadata = {"tags": tags} if tags else {}

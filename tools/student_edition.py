@@ -16,9 +16,9 @@ Usage::
 writes the notebooks edition to ``_build/student/notebooks`` (its chapter notebooks take the numbers
 they show from the main book's executed pages: build the book first), the kmlib wheel
 ``_build/student/kmlib-<version>-py3-none-any.whl`` and the site source ``_build/student/site``;
-``make student`` then builds the site into ``_build/student/site/_build/html``. The site's chapter pages take their outputs from
-the main book's execution cache (so build the book first, or they run again); the exercise pages
-are not executed, since without their answers they would fail.
+``make student`` then builds the site into ``_build/student/site/_build/html``. The site's chapter
+pages take their outputs from the main book's execution cache (so build the book first, or they
+run again); the exercise pages are not executed, since without their answers they would fail.
 """
 
 from __future__ import annotations
