@@ -1,4 +1,4 @@
-"""Sphinx extension: five fixes to what the theme stack puts on the pages.
+"""Sphinx extension: six fixes to what the theme stack puts on the pages.
 
 * Sphinx wraps a display equation that contains a line break ``\\\\`` in a ``split``
   environment, and MathJax refuses a ``\\tag`` inside ``split`` (even when the line break
@@ -12,6 +12,9 @@
   shows page titles that do (such as "6.4 … $f(\\mathbf x)$"); MathJax is loaded on every page.
 * pydata-sphinx-theme logs "Got invalid theme mode" when no default colour mode is set (Jupyter
   Book does not pass one). The site uses the light mode, in which its figures were drawn.
+* Sphinx numbers figures across the whole book when its sections are not numbered ("Fig. 57"
+  on the sixth page); each page numbers its own figures from 1 instead, as the notebooks
+  edition does, so that "Figure 2" is the second figure of the page a reader is on.
 * ``book/_static/book.css``: glued numbers in the weight of the sentence around them (myst-nb
   makes them bold), and display equations wider than the column that scroll from their left
   edge instead of being cut on both sides.
@@ -46,6 +49,14 @@ def _tags_outside_split(app, doctree, docname):
         node["nowrap"] = True
 
 
+def _number_figures_per_page(app, env):
+    """Renumber each page's figures 1, 2, … in page order (Sphinx numbered them book-wide)."""
+    for numbers in env.toc_fignumbers.values():
+        figures = numbers.get("figure", {})
+        for number, node_id in enumerate(sorted(figures, key=figures.get), start=1):
+            figures[node_id] = (number,)
+
+
 def _set_default_mode(app, config):
     config.html_context.setdefault("default_mode", "light")  # pydata-sphinx-theme reads it here
 
@@ -78,4 +89,5 @@ def setup(app):
     app.connect("config-inited", _set_default_mode)
     app.connect("html-page-context", _drop_duplicate_scripts, priority=900)
     app.connect("doctree-resolved", _tags_outside_split)
+    app.connect("env-updated", _number_figures_per_page)
     return {"version": "1.0", "parallel_read_safe": True}

@@ -329,6 +329,20 @@ def test_download_and_launch_buttons_give_the_notebooks_edition(site):
     assert not problems, "\n".join(problems[:10])
 
 
+def test_figures_are_numbered_within_each_page():
+    """Each chapter page numbers its figures 1, 2, ... as its notebook in the edition does."""
+    book = plain_myst.the_book(ROOT)
+    wrong = {}
+    for source in sorted(ROOT.glob("chapters/*/*.md")):
+        name = source.relative_to(ROOT).with_suffix("").as_posix()
+        html = (MAIN_SITE / f"{name}.html").read_text(encoding="utf-8")
+        numbers = re.findall(r'<span class="caption-number">Figure (\d+) </span>', html)
+        expected = sorted(number for page, number in book.figures.values() if page == name)
+        if [int(number) for number in numbers] != expected:
+            wrong[name] = numbers
+    assert not wrong, wrong
+
+
 def test_students_exercise_pages_show_exercises_but_no_solution_boxes(browser, student_site):
     for source in EXERCISES:
         page = source.relative_to(ROOT).with_suffix(".html").as_posix()
