@@ -89,5 +89,7 @@ def setup(app):
     app.connect("config-inited", _set_default_mode)
     app.connect("html-page-context", _drop_duplicate_scripts, priority=900)
     app.connect("doctree-resolved", _tags_outside_split)
-    app.connect("env-updated", _number_figures_per_page)
+    # after Sphinx assigns its numbers (env-get-updated) and pickles them, so that its comparison
+    # with the next build's numbers, which decides what to rewrite, stays like with like
+    app.connect("env-check-consistency", _number_figures_per_page)
     return {"version": "1.0", "parallel_read_safe": True}

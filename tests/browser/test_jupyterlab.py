@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -22,6 +23,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from selenium.webdriver.common.by import By
 
 from .conftest import ROOT, SCREENSHOTS
 
@@ -172,6 +174,22 @@ def test_page_opens_as_a_notebook_rendered_with_myst(lab_browser, jupyterlab, ki
         assert "PRML Exercise 6.21 (★★)" in text
 
 
+#: The input prompts of the open notebook's code cells ("[ ]:", "[*]:" or "[3]:").
+PROMPTS = """
+return [...document.querySelectorAll(
+  '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')]
+  .map(prompt => prompt.innerText.trim());
+"""
+#: Errors and images among the open notebook's outputs.
+OUTPUTS = """
+const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+return {
+  errors: [...panel.querySelectorAll('.jp-OutputArea-output')]
+    .filter(out => out.textContent.includes('Traceback'))
+    .map(out => out.textContent.slice(0, 300)),
+  images: panel.querySelectorAll('.jp-OutputArea-output img').length,
+};
+"""
 #: What a notebook panel of plain JupyterLab shows: markdown cells, typeset formulas, the text.
 PLAIN_PANEL_REPORT = """
 const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
@@ -187,7 +205,8 @@ return {
 
 
 def test_edition_notebook_reads_in_plain_jupyterlab(lab_browser, plain_jupyterlab):
-    """An edition notebook in JupyterLab without jupyterlab-myst: no raw MyST, maths typeset."""
+    """An edition notebook in JupyterLab without jupyterlab-myst: no raw MyST, maths typeset; after
+    Run All, every cell has run without an error and the figures are drawn."""
     browser, (url, token) = lab_browser, plain_jupyterlab
     notebook = Path(PAGES["chapter"]).with_suffix(".ipynb").as_posix()
     browser.get(f"{url}/lab/tree/{notebook}?token={token}")
@@ -207,3 +226,24 @@ def test_edition_notebook_reads_in_plain_jupyterlab(lab_browser, plain_jupyterla
         assert raw not in text, f"{notebook} shows raw MyST {raw!r}"
     assert "$$" not in text and "\\tag" not in text, "untypeset mathematics"
     assert report["mathjax"] >= 20, report["mathjax"]
+
+    # Run All, as a student would, and wait until every code cell has run
+    browser.find_element(By.XPATH, "//li[contains(@class, 'lm-MenuBar-item')]"
+                                   "[.//div[text()='Run']]").click()
+    browser.find_element(By.CSS_SELECTOR,
+                         "li.lm-Menu-item[data-command='notebook:run-all-cells']").click()
+    deadline, prompts = time.monotonic() + 600, []
+    while time.monotonic() < deadline:
+        prompts = browser.execute_script(PROMPTS)
+        if prompts and all(re.fullmatch(r"\[\d+\]:", prompt) for prompt in prompts):
+            break
+        time.sleep(2)
+    assert prompts and all(re.fullmatch(r"\[\d+\]:", p) for p in prompts), prompts
+    outputs = browser.execute_script(OUTPUTS)
+    assert not outputs["errors"], outputs["errors"][:2]
+    assert outputs["images"] >= 2, "the figures were not drawn"
+    browser.execute_script(
+        "document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) "
+        ".jp-OutputArea-output img').scrollIntoView()")
+    time.sleep(1)
+    browser.save_screenshot(str(SCREENSHOTS / "plain_jupyterlab_edition_run.png"))
