@@ -40,8 +40,9 @@ def _is_edition_page(pagename):
 def _edition_notebook(app, pagename):
     exercises, notebooks, plain_myst = _tools(app)
     source = Path(app.srcdir) / f"{pagename}.md"
-    if pagename.startswith("exercises/"):
-        return exercises.to_notebook(exercises.read_exercise(source), release=True)
+    if pagename.startswith("exercises/"):  # from the full source (the students' site has none)
+        full = exercises.ROOT / f"{pagename}.md"
+        return exercises.to_notebook(exercises.read_exercise(full), release=True)
     executed = Path(app.outdir).parent / "jupyter_execute"
     return notebooks.chapter_notebook(source, plain_myst.the_book(Path(app.srcdir)),
                                       notebooks.glued_values(pagename, executed))
