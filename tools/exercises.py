@@ -35,8 +35,6 @@ import plain_myst  # noqa: E402  (a sibling script, not a package)
 
 ROOT = plain_myst.ROOT
 
-DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w-]+)\}[ \t]*(?P<argument>.*)$")
-OPTION = re.compile(r"^:[\w-]+:.*$")
 BEGIN = re.compile(r"^(?P<indent>[ \t]*)#+ BEGIN SOLUTION[ \t]*$")
 END = re.compile(r"^[ \t]*#+ END SOLUTION[ \t]*$")
 
@@ -76,32 +74,25 @@ class ExerciseFormatError(ValueError):
 
 
 def split_directives(markdown):
-    """Split a markdown cell into ``(name, argument, body)`` pieces.
+    """Split a markdown cell into ``(name, argument, body)`` pieces, one per unindented directive.
 
-    ``name`` is ``None`` for plain text between directives; ``body`` is the directive's content
-    without its option lines.
+    ``name`` is ``None`` for the text between them (indented directives included, as text);
+    ``body`` is the directive's content without its option lines.
     """
-    lines = markdown.splitlines()
-    pieces, text, i = [], [], 0
-    while i < len(lines):
-        directive = DIRECTIVE.match(lines[i])
-        if not directive:
-            text.append(lines[i])
-            i += 1
-            continue
-        fence = directive["fence"]
-        end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == fence), None)
-        if end is None:
-            raise ExerciseFormatError(f"the {{{directive['name']}}} directive is never closed")
-        body = lines[i + 1 : end]
-        while body and OPTION.match(body[0]):
-            body.pop(0)
+    pieces, text = [], []
+
+    def flush():
         if "\n".join(text).strip():
             pieces.append((None, "", "\n".join(text).strip()))
-        pieces.append((directive["name"], directive["argument"].strip(), "\n".join(body).strip()))
-        text, i = [], end + 1
-    if "\n".join(text).strip():
-        pieces.append((None, "", "\n".join(text).strip()))
+        text.clear()
+
+    for block in plain_myst.blocks(markdown.splitlines()):
+        if isinstance(block, str) or block.indent:
+            text.extend([block] if isinstance(block, str) else block.lines)
+            continue
+        flush()
+        pieces.append((block.name, block.argument, "\n".join(block.body).strip()))
+    flush()
     return pieces
 
 

@@ -225,6 +225,49 @@ def the_book(root=ROOT):
     return Book.read(root)
 
 
+# --------------------------------------------------------------------------- directives
+
+
+@dataclass
+class Directive:
+    """One directive: its name, argument, options, body (dedented, options removed), the
+    indentation of its fence and its source ``lines``, fences included."""
+
+    name: str
+    argument: str
+    options: dict
+    body: list
+    indent: str
+    lines: list
+
+
+def blocks(lines, where=""):
+    """Yield each line of ``lines`` outside a directive as it is, and each directive (its own
+    content left unparsed) as a :class:`Directive`. ``where`` starts the error message."""
+    i = 0
+    while i < len(lines):
+        opening = DIRECTIVE.match(lines[i])
+        if not opening:
+            yield lines[i]
+            i += 1
+            continue
+        indent, fence = opening["indent"], opening["fence"]
+        end = next((j for j in range(i + 1, len(lines))
+                    if lines[j].strip() == fence and lines[j].startswith(indent)), None)
+        if end is None:
+            raise MystSyntaxError(f"{where}the {{{opening['name']}}} directive at line {i + 1} "
+                                  "is never closed")
+        body = [line[len(indent):] if line.startswith(indent) else line.lstrip()
+                for line in lines[i + 1:end]]
+        options = {}
+        while body and OPTION.match(body[0]):
+            option = OPTION.match(body.pop(0))
+            options[option["key"]] = option["value"]
+        yield Directive(opening["name"], opening["argument"].strip(), options, body, indent,
+                        lines[i:end + 1])
+        i = end + 1
+
+
 # --------------------------------------------------------------------------- one page
 
 
@@ -249,28 +292,13 @@ class Page:
     # directives
 
     def _directives(self, lines):
-        out, i = [], 0
-        while i < len(lines):
-            opening = DIRECTIVE.match(lines[i])
-            if not opening:
-                out.append(lines[i])
-                i += 1
+        out = []
+        for block in blocks(lines, where=f"{self.name}: "):
+            if isinstance(block, str):
+                out.append(block)
                 continue
-            indent, fence = opening["indent"], opening["fence"]
-            end = next((j for j in range(i + 1, len(lines))
-                        if lines[j].strip() == fence and lines[j].startswith(indent)), None)
-            if end is None:
-                raise MystSyntaxError(f"{self.name}: the {{{opening['name']}}} directive at "
-                                      f"line {i + 1} is never closed")
-            body = [line[len(indent):] if line.startswith(indent) else line.lstrip()
-                    for line in lines[i + 1:end]]
-            options = {}
-            while body and OPTION.match(body[0]):
-                option = OPTION.match(body.pop(0))
-                options[option["key"]] = option["value"]
-            block = self._directive(opening["name"], opening["argument"].strip(), options, body)
-            out += [indent + line if line else "" for line in block]
-            i = end + 1
+            rendered = self._directive(block.name, block.argument, block.options, block.body)
+            out += [block.indent + line if line else "" for line in rendered]
         return "\n".join(out)
 
     def _directive(self, name, argument, options, body):

@@ -37,8 +37,8 @@ PAGES = {
     "exercise": "exercises/prml06/ex-6-21.md",
 }
 
-#: What the notebook panel shows: markdown cells, those MyST rendered, typeset formulas,
-#: exercise boxes, and the visible text.
+#: What the notebook panel shows: markdown cells, those MyST rendered, formulas typeset by
+#: jupyterlab-myst (KaTeX) or by plain JupyterLab (MathJax), exercise boxes, the visible text.
 PANEL_REPORT = """
 const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
 if (!panel) { return null; }
@@ -47,6 +47,7 @@ return {
   markdown: markdown.length,
   myst: [...markdown].filter(cell => cell.querySelector('.myst')).length,
   katex: panel.querySelectorAll('.jp-MarkdownCell .katex').length,
+  mathjax: panel.querySelectorAll('.jp-MarkdownCell mjx-container').length,
   exercises: panel.querySelectorAll('.myst-exercise').length,
   text: [...markdown].map(cell => cell.innerText).join('\\n'),
 };
@@ -186,18 +187,6 @@ if (!img) { return false; }
 img.scrollIntoView({block: 'center'});
 return true;
 """
-#: What a notebook panel of plain JupyterLab shows: markdown cells, typeset formulas, the text.
-PLAIN_PANEL_REPORT = """
-const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
-if (!panel) { return null; }
-const markdown = panel.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown');
-return {
-  markdown: markdown.length,
-  mathjax: panel.querySelectorAll('.jp-MarkdownCell mjx-container').length,
-  myst: panel.querySelectorAll('.myst').length,
-  text: [...markdown].map(cell => cell.innerText).join('\\n'),
-};
-"""
 
 
 def menu(browser, name, command):
@@ -216,7 +205,7 @@ def test_edition_notebook_reads_in_plain_jupyterlab(lab_browser, plain_jupyterla
     browser.get(f"{url}/lab/tree/{notebook}?token={token}")
     deadline, report, last = time.monotonic() + 120, None, None
     while time.monotonic() < deadline:
-        report = browser.execute_script(PLAIN_PANEL_REPORT)
+        report = browser.execute_script(PANEL_REPORT)
         if report and report["markdown"] and report["mathjax"] and report == last:
             break
         last = report
