@@ -23,10 +23,13 @@ Modules (one algorithm each):
 * :mod:`kmlib.bsvr` — Bayesian support vector regression with the SILF;
 * :mod:`kmlib.btsvc` — the Bayesian trigonometric support vector classifier;
 * :mod:`kmlib.datasets` — seeded synthetic data sets of the book and the small real data sets
-  shipped in ``kmlib/data``.
+  shipped in ``kmlib/data``;
+* :mod:`kmlib.book` — what the book's pages use besides the models: the figure style and
+  ``glue``, which runs with or without myst-nb.
 """
 
 from . import (
+    book,
     bsvr,
     btsvc,
     datasets,
@@ -44,6 +47,7 @@ from . import (
 )
 
 __all__ = [
+    "book",
     "bsvr",
     "btsvc",
     "datasets",

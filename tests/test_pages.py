@@ -12,13 +12,18 @@
   for text smaller than the style's 10 pt (``tools/figure_report.py`` measures each figure's width
   and smallest text when a page runs; ``tests/browser/test_layout.py`` that the website shows each
   figure at its natural size).
+* Every page opens with a cell that only jupyterlab-myst reads (the website removes it): front
+  matter with ``numbering: false``, so that in ``make lab`` an equation shows its own ``\\tag``
+  and no second, automatic number (``tests/browser/test_jupyterlab.py`` checks it there).
 * A chapter page teaches first (``page_stats.teaches``): at most 3 % of its visible code lines
   verify, it ends with Key points and Try it, and its figures are named, captioned and cited.
 """
 
 import re
 
+import jupytext
 import pytest
+import yaml
 from nbgrader_course import ROOT, load_tool
 
 page_stats = load_tool("page_stats")
@@ -40,6 +45,16 @@ def test_no_long_visible_code_cell(page):
         f"visible code cells over {page_stats.MAX_VISIBLE_LINES} lines (first line, length): "
         f"{stats.long_cells}"
     )
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda path: path.stem)
+def test_page_opens_with_the_settings_jupyterlab_myst_reads(page):
+    first = jupytext.read(page, fmt="md:myst").cells[0]
+    assert first.cell_type == "markdown" and first.metadata.get("tags") == ["remove-cell"], (
+        "the first cell must be a markdown cell tagged remove-cell")
+    front_matter = re.fullmatch(r"---\n(.*)\n---\s*", first.source, re.S)
+    assert front_matter, f"not a front matter block: {first.source!r}"
+    assert yaml.safe_load(front_matter[1]) == {"numbering": False}
 
 
 @pytest.mark.parametrize("page", CHAPTERS, ids=lambda path: path.stem)

@@ -162,7 +162,7 @@ def read_exercise(path):
 
     cells = []
     try:
-        for cell in notebook.cells:
+        for cell in plain_myst.shown_cells(notebook):
             if cell.cell_type == "markdown":
                 cells.extend(_markdown_cells(cell, page, counter))
             else:

@@ -20,9 +20,9 @@ writes, under the output folder,
 * ``README.md``: how to install and run them, and ``requirements.txt``: what Binder installs
   when the edition is published (the launch buttons of the website open its notebooks there).
 
-The notebooks need only the kmlib wheel and matplotlib: where a page imports myst-nb's ``glue``
-(which stores a number for the website's text), the edition's text already holds the number, and
-the import falls back to a stand-in that shows a value only when the page asks for it.
+The notebooks need only the kmlib wheel and matplotlib: the pages take ``glue`` (which hands a
+number to the website's text) from ``kmlib.book``, which works without myst-nb; the edition's
+text already holds the numbers.
 """
 
 from __future__ import annotations
@@ -46,17 +46,6 @@ import plain_myst  # noqa: E402
 ROOT = plain_myst.ROOT
 EXECUTED = ROOT / "_build" / "jupyter_execute"
 
-GLUE_IMPORT = re.compile(r"^from myst_nb import glue[ \t]*$", re.M)
-GLUE_STAND_IN = '''\
-try:
-    from myst_nb import glue
-except ImportError:  # the text of this notebook already holds the numbers the book glues
-
-    def glue(name, value, display=True):
-        if display:
-            from IPython.display import display as show
-
-            show(value)'''
 EXPERIMENTS_IMPORT = re.compile(r"^(from experiments[\w.]* import|import experiments)", re.M)
 EXPERIMENTS_PATH = (
     'import sys\n\nsys.path.insert(0, "../..")  # the edition\'s experiments/ folder\n'
@@ -82,7 +71,7 @@ def glued_values(name, executed=EXECUTED):
 
 def _code_cell(cell):
     """The edition's form of a code cell, and the cell's figure options (name, caption)."""
-    source = GLUE_IMPORT.sub(GLUE_STAND_IN, cell.source)
+    source = cell.source
     tags = cell.metadata.get("tags", [])
     metadata = {"tags": tags} if tags else {}
     hidden = set().union(*(HIDDEN.get(tag, set()) for tag in tags))
@@ -112,7 +101,7 @@ def chapter_notebook(path, book, glue):
     page = plain_myst.Page(name, book, glue=glue)
     source = jupytext.read(path)
     cells, figures, experiments_path_added = [], 0, False
-    for cell in source.cells:
+    for cell in plain_myst.shown_cells(source):
         if cell.cell_type == "markdown":
             text = page.markdown(cell.source)
             if text.strip():

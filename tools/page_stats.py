@@ -24,6 +24,9 @@ from pathlib import Path
 
 import jupytext
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import plain_myst  # noqa: E402  (a sibling script)
+
 ROOT = Path(__file__).resolve().parents[1]
 #: A visible code cell longer than this buries the book's thread (hide it or move code to helpers).
 MAX_VISIBLE_LINES = 40
@@ -156,7 +159,7 @@ def page_stats(path):
     notebook = jupytext.read(path, fmt="md:myst")
     long_cells, longest, prose, code = [], 0, [], []
     visible, verifying, drawn, wide = 0, 0, [], []
-    for cell in notebook.cells:
+    for cell in plain_myst.shown_cells(notebook):
         if cell.cell_type != "code":
             prose.append(cell.source)
             continue

@@ -40,6 +40,8 @@ DIRECTIVE = re.compile(
 )
 OPTION = re.compile(r"^:(?P<key>[\w-]+):[ \t]*(?P<value>.*)$")
 EXPLICIT_TARGET = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
+REMOVED_MARKDOWN = re.compile(r'^\+\+\+ \{[^\n]*"remove-cell"[^\n]*\}[ \t]*\n.*?(?=^\+\+\+|^```|\Z)',
+                              re.M | re.S)
 CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```[ \t]*$", re.M | re.S)
 #: A code cell's figure name, in its options (``mystnb: figure: name: fig-...``).
 FIGURE_NAME = re.compile(r"\A---\n(?:.*\n)*?[ \t]+figure:[ \t]*\n(?:[ \t]+.*\n)*?"
@@ -192,10 +194,20 @@ class Book:
         return f"{self.website}/{target}.html"
 
 
+def shown_cells(notebook):
+    """The cells of a page that the website shows or runs: all but the markdown cells tagged
+    ``remove-cell`` (each page's first cell is one: the front matter only jupyterlab-myst reads,
+    which numbers no equation in ``make lab``)."""
+    return [cell for cell in notebook.cells
+            if cell.cell_type != "markdown" or "remove-cell" not in cell.metadata.get("tags", [])]
+
+
 def _cells(text):
-    """Split a jupytext MyST page into ``("markdown" | "code", text)`` pieces (front matter
-    dropped; a code piece is a code cell's options and source)."""
+    """Split a jupytext MyST page into ``("markdown" | "code", text)`` pieces (front matter and
+    markdown cells tagged ``remove-cell`` dropped; a code piece is a code cell's options and
+    source)."""
     text = re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.S)
+    text = REMOVED_MARKDOWN.sub("", text)
     pieces = CODE_CELL.split(text)
     for index, piece in enumerate(pieces):
         yield ("code" if index % 2 else "markdown"), piece

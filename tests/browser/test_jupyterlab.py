@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -49,6 +50,11 @@ return {
   katex: panel.querySelectorAll('.jp-MarkdownCell .katex').length,
   mathjax: panel.querySelectorAll('.jp-MarkdownCell mjx-container').length,
   exercises: panel.querySelectorAll('.myst-exercise').length,
+  // each display equation's numbers: its own \\tag (KaTeX's .tag) and any number after it
+  equations: [...panel.querySelectorAll('.jp-MarkdownCell .katex-display')].map(math => ({
+    tags: math.querySelectorAll('.tag').length,
+    automatic: /\\(\\d+\\)\\s*$/.test((math.closest('.group') || math.parentElement).innerText),
+  })),
   text: [...markdown].map(cell => cell.innerText).join('\\n'),
 };
 """
@@ -172,6 +178,10 @@ def test_page_opens_as_a_notebook_rendered_with_myst(lab_browser, jupyterlab, ki
         assert raw not in text, f"{PAGES[kind]} shows raw MyST {raw!r}"
     assert "$$" not in text and "\\tag" not in text, "untypeset mathematics"
     assert report["katex"] >= 20, report["katex"]
+    # one number per equation: the page's own tags, and no automatic "(1)", "(2)", ... beside them
+    tags = len(re.findall(r"\\tag\{", (ROOT / PAGES[kind]).read_text(encoding="utf-8")))
+    assert tags and sum(equation["tags"] for equation in report["equations"]) == tags
+    assert not [equation for equation in report["equations"] if equation["automatic"]]
     if kind == "exercise":
         assert report["exercises"] == 2  # the exercise and its (folded) solution
         assert "PRML Exercise 6.21 (★★)" in text
