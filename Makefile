@@ -30,9 +30,13 @@ $(CACHE_STAMP): $(KMLIB_SOURCES)
 	rm -rf _build/.jupyter_cache
 	mkdir -p _build && touch $@
 
+# The graders run students' code in a bubblewrap sandbox (Debian's package bubblewrap).
+SANDBOX := command -v bwrap >/dev/null || (apt-get update -qq && apt-get install -y -qq bubblewrap)
+
 ## test: kmlib unit tests, every notebook (nbval) and the student-edition checks
 # One test file per worker on every core, each with one BLAS thread.
 test: $(STAMP)
+	$(SANDBOX)
 	$(ONE_BLAS_THREAD) $(BIN)/python -m pytest -n auto --dist loadfile
 
 ## test-portable: every page, exercise and numerical test again in a second numerical
@@ -41,6 +45,7 @@ test: $(STAMP)
 ## where it is written. The tests of the tooling (nbgrader course, students' edition, grader,
 ## reference pages) compute nothing that depends on the processor and run once, in `make test`.
 TOOLING_TESTS := test_course_cli test_course_prml06 test_course_prml07 test_grade \
+                 test_hostile_grading test_grading_engine test_exercise_messages \
                  test_student_edition test_student_wheel test_reference test_pages \
                  test_notebooks_edition
 test-portable: $(STAMP)
@@ -75,6 +80,7 @@ wheel: $(STAMP)
 ## course: the exercises as an nbgrader course in _build/course (one assignment per exercise,
 ## or the problem sets of a YAML file: make course PROBLEM_SETS=sets.yml)
 course: $(STAMP)
+	$(SANDBOX)
 	$(BIN)/python tools/course.py --out _build/course $(if $(PROBLEM_SETS),--problem-sets $(PROBLEM_SETS))
 
 ## browser: load both built websites in headless Chromium (Debian's chromium and chromedriver,

@@ -4,7 +4,9 @@ Usage::
 
     python tools/course.py [--out _build/course] [--problem-sets FILE]
 
-writes ``nbgrader_config.py`` and ``source/<assignment>/<exercise>.ipynb`` under ``--out``. By
+writes ``nbgrader_config.py``, ``grading/`` (the sandboxed autograding that the configuration
+puts in place of nbgrader's own execution) and ``source/<assignment>/<exercise>.ipynb`` under
+``--out``. By
 default every exercise is an assignment of its own, named after its file (``ex-6-21``). A
 problem-sets file groups exercises into assignments instead; it is YAML, one assignment per key::
 
@@ -21,6 +23,7 @@ students' version to ``release/``.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import shutil
 import sys
 from pathlib import Path
@@ -33,6 +36,7 @@ import exercises  # noqa: E402  (a sibling script, not a package)
 
 ROOT = Path(__file__).resolve().parents[1]
 EXERCISES = {path.stem: path for path in exercises.exercise_sources()}
+GRADING = ROOT / "tools" / "grading"  # the sandboxed grading, copied into the course
 
 #: The course's nbgrader configuration; every setting says why it is there.
 CONFIG = '''\
@@ -47,10 +51,59 @@ c.CourseDirectory.course_id = "kernel-methods"
 # against their checksums and restored).
 c.OverwriteCells.add_missing_cells = True
 
-# nbgrader's default cell timeout (30 s) is kept: the slowest cell of any exercise takes a few
-# seconds on a 2-core laptop.
-c.Execute.timeout = 30
+# Student code never runs in nbgrader's process or kernel. The course's `grading/` package
+# (copied from the kmlib repository's tools/) replaces nbgrader's Execute: the student's cells
+# run in a bubblewrap sandbox (no course files, no network, its own processes, limits), the
+# checks in a clean process of their own, and each check cell's outputs, which nbgrader's
+# SaveAutoGrades turns into marks, are the checker's verdict. Incidents (a sandbox that died or
+# timed out, suspicious code) go to the log and to sandbox-incidents.csv.
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from grading.autograde import SandboxedExecute  # noqa: E402
+from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
+from nbgrader.preprocessors import (  # noqa: E402
+    AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput, SaveAutoGrades)
+
+c.Autograde.autograde_preprocessors = [
+    SandboxedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
+    AssignLatePenalties, CheckCellMetadata,
+]
+# An answer cell, or one call of the student's code from a check, may take 30 s (nbgrader's
+# own default cell timeout): the slowest cell of any exercise takes a few seconds on a 2-core
+# laptop.
+c.SandboxedExecute.timeout = 30
+
+# Feedback pages typeset their mathematics offline: a MathJax 3 copy is written into the page
+# itself (feedback-templates/feedback/mathjax.html.j2 replaces nbconvert's macro, which loads
+# MathJax 2 from a CDN), so a student reads it anywhere, with no network.
+import nbgrader  # noqa: E402
+
+c.HTMLExporter.extra_template_basedirs = [
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "feedback-templates"),
+    os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader",
+                 "templates"),
+]
 '''
+
+
+#: MathJax 3 with every TeX extension (nothing to fetch later) and SVG output (no font files),
+#: from the package the website uses offline.
+MATHJAX = Path(importlib.util.find_spec("sphinx-mathjax-offline").origin).parent / (
+    "static/mathjax/tex-svg-full.js")
+#: nbconvert's ``mathjax`` macro, replaced for the feedback pages: MathJax 3 configured for the
+#: delimiters Jupyter uses, its code inline (between raw tags, so Jinja leaves it alone).
+MATHJAX_MACRO = """{%- macro mathjax(url=None) -%}
+<script>
+window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']],
+                        displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']],
+                        processEscapes: true, processEnvironments: true, tags: 'ams'},
+                  svg: {fontCache: 'global'}};
+</script>
+<script>{% raw %}MATHJAX_SOURCE{% endraw %}</script>
+{%- endmacro %}
+"""
 
 
 def read_problem_sets(path):
@@ -106,6 +159,14 @@ def write_course(output, problem_sets=None):
         shutil.rmtree(output / "source")
     output.mkdir(parents=True, exist_ok=True)
     (output / "nbgrader_config.py").write_text(CONFIG, encoding="utf-8")
+    grading = output / "grading"
+    if grading.exists():
+        shutil.rmtree(grading)
+    shutil.copytree(GRADING, grading, ignore=shutil.ignore_patterns("__pycache__"))
+    macro = output / "feedback-templates" / "feedback" / "mathjax.html.j2"
+    macro.parent.mkdir(parents=True, exist_ok=True)
+    macro.write_text(MATHJAX_MACRO.replace("MATHJAX_SOURCE", MATHJAX.read_text(encoding="utf-8")),
+                     encoding="utf-8")
     written = []
     for assignment, names in problem_sets.items():
         for name in names:
