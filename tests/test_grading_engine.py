@@ -89,3 +89,15 @@ def test_the_sandbox_walls():
     text = report["results"][0]["outputs"][0]["text"].split("\n")
     assert text[:3] == ["False False", "True True", "64"], text
     assert text[3] == "no network: Network is unreachable" and text[4] == "read-only", text
+
+
+def test_a_check_uses_a_students_function_through_a_reference():
+    report = checks.grade([
+        {"role": "setup", "source": "import numpy as np"},
+        {"role": "answer", "source": "def square(x):\n    return x * x\nclass Box:\n"
+                                     "    size = 3\nbox = Box()"},
+        {"role": "check", "source": "assert square(np.arange(3)).tolist() == [0, 1, 4]\n"
+                                    "assert square.__name__ == 'square' and box.size == 3\n"
+                                    "assert not hasattr(square, '__array_interface__')"},
+    ])
+    assert [result["failed"] for result in report["results"]] == [False] * 3, report

@@ -209,8 +209,9 @@ class Session:
 class Remote:
     """A student's object that stays in the sandbox: a check calls it, reads its attributes,
     indexes it, takes its length or iterates over it, and gets plain data back (or another
-    :class:`Remote`). Names with a leading underscore are not forwarded, so no protocol of
-    NumPy's or Python's (``__array_interface__``, ``__reduce__``) reaches the student's code."""
+    :class:`Remote`). Names with a leading underscore are not forwarded (but a function's
+    ``__name__`` and ``__qualname__``), so no protocol of NumPy's or Python's
+    (``__array_interface__``, ``__reduce__``) reaches the student's code."""
 
     __slots__ = ("_session", "_number")
 
@@ -228,7 +229,7 @@ class Remote:
         return self._ask("call", args=session.encode(list(args)), kwargs=session.encode(kwargs))
 
     def __getattr__(self, name):
-        if name.startswith("_"):
+        if name.startswith("_") and name not in ("__name__", "__qualname__"):
             raise AttributeError(name)
         return self._ask("getattr", name=name)
 
