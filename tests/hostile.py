@@ -1,7 +1,7 @@
 """Hostile submissions: answer cells that try to take marks, read solutions, change files or stop
 the grader. Used by ``test_hostile_grading.py`` through both graders.
 
-Each attack is code a student puts at the top of the first answer cell of a submission that
+Each attack is code a student puts at the end of the last answer cell of a submission that
 otherwise holds a plausible mistake (:data:`MISTAKE`, which fails checks 3 and 4 of ex-6-21).
 Without the attack the submission earns checks 1 and 2; an attack succeeds if it earns more,
 stops the grading of anyone else, changes a file outside the sandbox, or goes unflagged.
@@ -138,11 +138,12 @@ ATTACKS = {
 
 
 def attacked(notebook, attack):
-    """``notebook`` with the attack's code at the top of its first answer cell."""
+    """``notebook`` with the attack's code at the end of its last answer cell, where it runs
+    after every answer and before every check."""
     import copy
 
     hostile = copy.deepcopy(notebook)
-    cell = next(c for c in hostile.cells
-                if c.metadata.get("nbgrader", {}).get("grade_id") == "answer-1")
-    cell.source = ATTACKS[attack] + "\n" + cell.source
+    cell = [c for c in hostile.cells
+            if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("answer-")][-1]
+    cell.source = cell.source + "\n" + ATTACKS[attack]
     return hostile

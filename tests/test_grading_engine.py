@@ -101,3 +101,24 @@ def test_a_check_uses_a_students_function_through_a_reference():
                                     "assert not hasattr(square, '__array_interface__')"},
     ])
     assert [result["failed"] for result in report["results"]] == [False] * 3, report
+
+
+def test_a_graded_notebook_is_a_valid_notebook():
+    """Outputs as a kernel gives them: an answer that ends with an expression shows its value,
+    numbered, and the notebook validates (nbgrader refuses one that does not)."""
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("x = 2", metadata={"nbgrader": {
+            "locked": True, "solution": False, "grade": False, "grade_id": "setup"}}),
+        nbformat.v4.new_code_cell("y = x + 1\ny", metadata={"nbgrader": {
+            "locked": False, "solution": True, "grade": False, "grade_id": "answer-1"}}),
+        nbformat.v4.new_code_cell("assert y == 3, y", metadata={"nbgrader": {
+            "locked": True, "solution": False, "grade": True, "grade_id": "check-1",
+            "points": 1}}),
+    ])
+    assert autograde.grade_notebook(notebook) == []
+    nbformat.validate(notebook)
+    answer, check = notebook.cells[1], notebook.cells[2]
+    assert answer.outputs[0]["data"]["text/plain"] == "3" and answer.outputs[0]["execution_count"] == 2
+    assert check.outputs == [] and check.execution_count == 3

@@ -2,7 +2,7 @@
 every attempt flagged.
 
 A class of three honest students (complete, blank, wrong) and one student per attack in
-``hostile.ATTACKS`` (the wrong submission with the attack at the top of its first answer) is
+``hostile.ATTACKS`` (the wrong submission with the attack at the end of its last answer) is
 graded end to end by ``tools/grade.py`` (one command for the class) and by ``nbgrader
 autograde`` (one command for the class, in the course ``tools/course.py`` writes). For each
 attack and grader: the marks are at most those of the same submission without the attack, the

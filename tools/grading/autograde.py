@@ -54,6 +54,9 @@ def grade_notebook(notebook, timeout=checks.TIMEOUT, limits=None):
         [{"role": role, "source": cell.source} for role, cell in zip(roles(notebook), code)],
         timeout, limits)
     for number, (cell, result) in enumerate(zip(code, report["results"]), start=1):
+        for output in result["outputs"]:
+            if output["output_type"] == "execute_result":
+                output["execution_count"] = number
         cell.outputs = [nbformat.from_dict(output) for output in result["outputs"]]
         cell.execution_count = number
         if "started" in result:  # the timing Jupyter records, under its own keys
