@@ -59,7 +59,8 @@ ATTACKS = {
     "read and run the instructors' .md source": _WALK + (
         "import re\n"
         "for path in _candidates('exercises/prml06/ex-6-21.md'):\n"
-        "    for block in re.findall(r'# BEGIN SOLUTION(.*?)# END SOLUTION', path.read_text(), re.S):\n"
+        "    text = path.read_text()\n"
+        "    for block in re.findall(r'# BEGIN SOLUTION(.*?)# END SOLUTION', text, re.S):\n"
         "        exec(block, globals())"),
     "raise extra credit in the gradebook": _WALK + (
         "import sqlite3\n"

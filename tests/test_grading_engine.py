@@ -10,7 +10,7 @@ import pytest
 from nbgrader_course import ROOT
 
 sys.path.insert(0, str(ROOT / "tools"))
-from grading import autograde, checks, protocol  # noqa: E402
+from grading import autograde, checks, protocol, review  # noqa: E402
 
 from kmlib.kernels import RBF, Linear  # noqa: E402
 
@@ -55,18 +55,18 @@ def test_code_never_crosses():
 
 
 def test_names_an_answer_may_bring_in():
-    assert checks.bound_names("def f(x):\n    y = 1\nA, (b, c) = 1, (2, 3)\nimport numpy.linalg\n"
+    assert review.bound_names("def f(x):\n    y = 1\nA, (b, c) = 1, (2, 3)\nimport numpy.linalg\n"
                               "for i in range(3): pass") == {"f", "A", "b", "c", "numpy", "i"}
     # a check's own result is protected; a name a check reads first is the student's
-    owned = checks.check_owned(["A = np.asarray(A)\nw_ref = 2 * A", "print(w_ref, q)"])
+    owned = review.check_owned(["A = np.asarray(A)\nw_ref = 2 * A", "print(w_ref, q)"])
     assert owned == {"w_ref"}
 
 
 def test_suspicious_code_is_named():
-    assert checks.suspicious("np.testing.assert_allclose = lambda *a: None") == [
+    assert review.suspicious("np.testing.assert_allclose = lambda *a: None") == [
         "replaces a library function"]
-    assert checks.suspicious("import sys\nsys.settrace(f)")[0] == "traces or profiles execution"
-    assert checks.suspicious("def f(x):\n    return x @ x.T") == []
+    assert review.suspicious("import sys\nsys.settrace(f)")[0] == "traces or profiles execution"
+    assert review.suspicious("def f(x):\n    return x @ x.T") == []
 
 
 def test_spreadsheet_formulas_are_escaped():
@@ -120,5 +120,6 @@ def test_a_graded_notebook_is_a_valid_notebook():
     assert autograde.grade_notebook(notebook) == []
     nbformat.validate(notebook)
     answer, check = notebook.cells[1], notebook.cells[2]
-    assert answer.outputs[0]["data"]["text/plain"] == "3" and answer.outputs[0]["execution_count"] == 2
+    assert answer.outputs[0]["data"]["text/plain"] == "3"
+    assert answer.outputs[0]["execution_count"] == 2
     assert check.outputs == [] and check.execution_count == 3

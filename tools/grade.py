@@ -213,7 +213,8 @@ def report(graded):
     marked = [item for item in graded.items if item.points is not None]
     score, full = sum(i.points for i in marked), sum(i.max_points for i in marked)
     by_hand = sum(item.max_points for item in graded.items if item.points is None)
-    lines = [f"{graded.path}: {score:g}/{full:g} points from the checks, {by_hand:g} to mark by hand"]
+    lines = [f"{graded.path}: {score:g}/{full:g} points from the checks, "
+             f"{by_hand:g} to mark by hand"]
     for item in marked:
         status = "passed" if item.points == item.max_points else "FAILED"
         lines.append(f"  {item.name}: {item.points:g}/{item.max_points:g} {status}")

@@ -8,6 +8,8 @@
 * :mod:`grading.checks` runs the instructors' setup and checks in a clean process of its own,
   with the student's names bound to plain data or to references into the sandbox
   (:mod:`grading.protocol`), and returns, per cell, its outputs and its verdict;
-* :mod:`grading.nbgrader` puts those verdicts into nbgrader's autograding, and
+  :mod:`grading.cells` runs a cell on either side, :mod:`grading.review` reads an answer's
+  code for the names it may bring in and for what deserves the instructor's eye;
+* :mod:`grading.autograde` puts those verdicts into nbgrader's autograding, and
   ``tools/grade.py`` into its own report.
 """

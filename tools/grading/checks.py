@@ -20,11 +20,9 @@ the results as JSON on stdout; the graders start one such process per submission
 
 from __future__ import annotations
 
-import ast
 import builtins
 import json
 import os
-import re
 import select
 import subprocess
 import sys
@@ -33,33 +31,11 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from grading import cells, protocol, sandbox
+from grading import cells, protocol, review, sandbox
 
 HERE = Path(__file__).resolve().parent
 #: Seconds an answer cell, or one call into the student's code, may take.
 TIMEOUT = 120
-
-#: What in an answer deserves the instructor's eye (it never changes a mark): the constructs of
-#: the attacks the sandbox stops, and of others like them.
-SUSPICIOUS = {
-    "traces or profiles execution": r"\bset(?:trace|profile)\b|\bsys\.monitoring\b",
-    "reaches into Jupyter's machinery": (r"\bget_ipython\b|\binput_transformers|"
-                                         r"\bset_custom_exc\b|\bevents\.register\b|\bmagic\b"),
-    "registers exit handlers or signals": r"\batexit\b|\bsignal\b|\bos\.kill|\bkillpg\b",
-    "starts processes": r"\bfork\b|\bsubprocess\b|\bos\.system\b|\bpopen\b|\bspawn|\bmultiprocessing\b",
-    "changes the import system or builtins": (r"\bsys\.modules\b|\bbuiltins\b|__builtins__|"
-                                              r"\bimportlib\b|__import__|\bmeta_path\b|\bpath_hooks\b"),
-    "reads or writes files": (r"\bopen\(|\bpathlib\b|\bos\.(?:listdir|walk|scandir|remove|unlink|"
-                              r"rename|chmod|makedirs|mkdir|write|read|dup2?)\b|\bfdopen\b|"
-                              r"\bshutil\b|\bglob\b"),
-    "inspects the running program": (r"__file__|\binspect\b|\bgc\.|\b_getframe\b|\bglobals\(\)|"
-                                     r"\b__code__\b|\b__globals__\b|\bctypes\b"),
-    "runs code built at run time": r"\bexec\(|\beval\(|\bcompile\(",
-    "uses the network": r"\bsocket\b|\burllib\b|\brequests\b|\bhttp\b",
-    "replaces a library function": (r"^\s*(?:np|numpy|scipy|sklearn|kmlib|math|plt)(?:\.\w+)+"
-                                    r"\s*=[^=]"),
-}
-
 
 class SandboxGone(RuntimeError):
     """The student's process cannot answer any more (it ended, timed out or broke the
@@ -259,82 +235,6 @@ class Remote:
         raise TypeError("a student's object in the sandbox cannot be pickled")
 
 
-# -- which names an answer brings into the checker
-
-
-class _TopLevelNames(ast.NodeVisitor):
-    """Collects the names a module binds in its own scope (not in functions, classes, lambdas
-    or comprehensions, which have scopes of their own)."""
-
-    def __init__(self):
-        self.names = set()
-
-    def visit_Name(self, node):
-        if isinstance(node.ctx, (ast.Store, ast.Del)):
-            self.names.add(node.id)
-
-    def visit_FunctionDef(self, node):
-        self.names.add(node.name)
-
-    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
-
-    def visit_Import(self, node):
-        self.names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-
-    visit_ImportFrom = visit_Import
-
-    def visit_Lambda(self, node):
-        pass
-
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_Lambda
-
-
-def bound_names(source):
-    """The names ``source`` binds at top level (assignments, definitions, imports, loops)."""
-    try:
-        tree = ast.parse(source) if isinstance(source, str) else source
-    except SyntaxError:
-        return set()
-    collector = _TopLevelNames()
-    collector.visit(tree)
-    return collector.names
-
-
-def check_owned(sources):
-    """Names a check (or later locked code) assigns before any of them reads it: the checks'
-    own results, which no answer may replace."""
-    owned, read = set(), set()
-    for source in sources:
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
-            continue
-        for statement in tree.body:
-            loads = {node.id for node in ast.walk(statement)
-                     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
-            read |= loads - owned
-            owned |= bound_names(statement) - read
-    return owned
-
-
-def _limits_hit(outputs):
-    """The sandbox's limits that a cell's outputs show it reached."""
-    hit = []
-    for output in outputs:
-        if output.get("output_type") == "error" and output.get("ename") in (
-                "MemoryError", "RecursionError"):
-            hit.append(f"raised {output['ename']} (the memory or recursion limit)")
-        if output.get("output_type") == "stream" and "[... output cut" in output.get("text", ""):
-            hit.append("printed more than the limit of text")
-    return hit
-
-
-def suspicious(source):
-    """What in an answer's code an instructor may want to look at (see :data:`SUSPICIOUS`)."""
-    return [reason for reason, pattern in SUSPICIOUS.items()
-            if re.search(pattern, source, re.M)]
-
-
 # -- grading one notebook
 
 
@@ -358,9 +258,9 @@ def grade(cells_in, timeout=TIMEOUT, limits=None):
         instructor should look at (the sandbox ended, timed out, broke the protocol; code in an
         answer that deserves a look).
     """
-    setup_names = set().union(*(bound_names(c["source"]) for c in cells_in
+    setup_names = set().union(*(review.bound_names(c["source"]) for c in cells_in
                                 if c["role"] == "setup"))
-    protected = setup_names | check_owned(c["source"] for c in cells_in
+    protected = setup_names | review.check_owned(c["source"] for c in cells_in
                                           if c["role"] in ("check", "after"))
     namespace = {"__name__": "__main__", "__builtins__": builtins}
     results, incidents = [], []
@@ -377,7 +277,7 @@ def grade(cells_in, timeout=TIMEOUT, limits=None):
                                           setup=cell["role"] == "setup")
                     result = {"outputs": ran["outputs"], "failed": ran["failed"]}
                     incidents += [f"answer in cell {number}: {what}"
-                                  for what in _limits_hit(ran["outputs"])]
+                                  for what in review.limits_hit(ran["outputs"])]
                 except Exception as error:  # noqa: BLE001 (the sandbox ended: the cell failed)
                     result = {"outputs": [cells.error_output(error, filename)], "failed": True}
             if cell["role"] == "setup":
@@ -387,10 +287,10 @@ def grade(cells_in, timeout=TIMEOUT, limits=None):
                 if error is not None:  # the instructors' setup failed: show it as it failed here
                     result = {"outputs": outputs, "failed": True}
             elif cell["role"] == "answer":
-                reasons = suspicious(cell["source"])
+                reasons = review.suspicious(cell["source"])
                 if reasons:
                     incidents.append(f"answer in cell {number}: its code " + "; ".join(reasons))
-                bound = bound_names(cell["source"])
+                bound = review.bound_names(cell["source"])
                 if bound & protected:
                     incidents.append(
                         f"answer in cell {number} assigns {', '.join(sorted(bound & protected))}, "
