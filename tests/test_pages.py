@@ -1,6 +1,7 @@
 """Rules every page of the book keeps (counts in ``tools/page_stats.py``).
 
-* No visible code cell is longer than ``MAX_VISIBLE_LINES``: bookkeeping is hidden or in helpers.
+* No visible code cell is longer than ``MAX_VISIBLE_LINES``: bookkeeping is hidden or in helpers
+  (an exercise's check cell, whose messages tell a student what is wrong, ``MAX_CHECK_LINES``).
 * No visible code line is wider than ``MAX_VISIBLE_COLUMNS``: it would run past the code cell's
   right edge on the website (``tests/browser/test_layout.py`` measures it there).
 * Every number the prose takes from the code through a glue role is glued by the page's code,

@@ -30,6 +30,8 @@ import plain_myst  # noqa: E402  (a sibling script)
 ROOT = Path(__file__).resolve().parents[1]
 #: A visible code cell longer than this buries the book's thread (hide it or move code to helpers).
 MAX_VISIBLE_LINES = 40
+#: An exercise's check cell may be longer: its messages tell a student which part is wrong.
+MAX_CHECK_LINES = 60
 HIDDEN = {"hide-input", "remove-input", "hide-cell", "remove-cell"}
 GLUE_ROLE = re.compile(r"\{glue(?::\w+)?\}`(?P<key>[\w.-]+)(?::[^`]*)?`")
 GLUE_CALL = re.compile(r"\bglue\(\s*(?P<quote>['\"])(?P<key>[\w.-]+)(?P=quote)")
@@ -176,7 +178,8 @@ def page_stats(path):
         verifying += len(verification_lines(cell.source))
         wide += [line for line in cell.source.splitlines() if len(line) > MAX_VISIBLE_COLUMNS]
         longest = max(longest, lines)
-        if lines > MAX_VISIBLE_LINES:
+        limit = MAX_CHECK_LINES if "points" in cell.metadata else MAX_VISIBLE_LINES
+        if lines > limit:
             long_cells.append((cell.source.strip().splitlines()[0], lines))
     used = [match["key"] for text in prose for match in GLUE_ROLE.finditer(text)]
     glued, patterns = _glued_keys("\n".join(code))
