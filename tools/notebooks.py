@@ -71,14 +71,13 @@ def glued_values(name, executed=EXECUTED):
 
 def _code_cell(cell):
     """The edition's form of a code cell, and the cell's figure options (name, caption)."""
-    source = cell.source
     tags = cell.metadata.get("tags", [])
     metadata = {"tags": tags} if tags else {}
     hidden = set().union(*(HIDDEN.get(tag, set()) for tag in tags))
     if hidden:
         metadata["jupyter"] = {flag: True for flag in sorted(hidden)}
     figure = cell.metadata.get("mystnb", {}).get("figure", {})
-    return nbformat.v4.new_code_cell(source, metadata=metadata), figure
+    return nbformat.v4.new_code_cell(cell.source, metadata=metadata), figure
 
 
 def chapter_notebook(path, book, glue):

@@ -68,8 +68,8 @@ class Session:
         self._count = 0
         self.setup = {}  # the checker's setup objects, which a check may pass by name
         self.callbacks = []  # the checker's functions that a check passed to the student's code
-        self._settings = {"limits": limits or sandbox.limits(), "uid": sandbox.sandbox_uid()}
-        self._send(self._settings, expect_id=None)
+        settings = {"limits": limits or sandbox.limits(), "uid": sandbox.sandbox_uid()}
+        self._send(settings, expect_id=None)
 
     # -- the protocol
     def _fail(self, reason):

@@ -146,7 +146,7 @@ def start(errors):
     return process, os.fdopen(request_write, "wb"), os.fdopen(response_read, "rb")
 
 
-def sandbox_uid(pid=None):
-    """A user id of its own for the sandbox started by process ``pid`` (root only): no file
+def sandbox_uid():
+    """A user id of its own for the sandbox this process starts (when run as root): no file
     belongs to it, and its process limit counts this sandbox's processes alone."""
-    return 200_000 + (os.getpid() if pid is None else pid)
+    return 200_000 + os.getpid()
