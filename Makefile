@@ -33,24 +33,26 @@ $(CACHE_STAMP): $(KMLIB_SOURCES)
 # The graders run students' code in a bubblewrap sandbox (Debian's package bubblewrap).
 SANDBOX := command -v bwrap >/dev/null || (apt-get update -qq && apt-get install -y -qq bubblewrap)
 
-## test: kmlib unit tests, every notebook (nbval) and the student-edition checks
+## test: kmlib unit tests and docstring examples (doctests), every notebook (nbval) and the
+## student-edition checks
 # One test file per worker on every core, each with one BLAS thread.
 test: $(STAMP)
 	$(SANDBOX)
 	$(ONE_BLAS_THREAD) $(BIN)/python -m pytest -n auto --dist loadfile
 
-## test-portable: every page, exercise and numerical test again in a second numerical
-## environment: another OpenBLAS kernel than this processor's and numba's generic x86-64 target
-## (tools/other_numerics.py), so that a check that holds for one processor's rounding only fails
-## where it is written. The tests of the tooling (nbgrader course, students' edition, grader,
-## reference pages) compute nothing that depends on the processor and run once, in `make test`.
+## test-portable: every page, exercise, numerical test and docstring example again in a second
+## numerical environment: another OpenBLAS kernel than this processor's and numba's generic
+## x86-64 target (tools/other_numerics.py), so that a check that holds for one processor's
+## rounding only fails where it is written. The tests of the tooling (nbgrader course, students'
+## edition, grader, reference pages) compute nothing that depends on the processor and run once,
+## in `make test`.
 TOOLING_TESTS := test_course_cli test_course_prml06 test_course_prml07 test_grade \
                  test_hostile_grading test_grading_engine test_exercise_messages \
                  test_student_edition test_student_wheel test_reference test_pages \
                  test_notebooks_edition
 test-portable: $(STAMP)
 	env $$($(BIN)/python tools/other_numerics.py) $(ONE_BLAS_THREAD) $(BIN)/python -m pytest \
-		-n auto --dist loadfile chapters exercises tests \
+		-n auto --dist loadfile chapters exercises tests kmlib \
 		$(foreach t,$(TOOLING_TESTS),--ignore=tests/$(t).py)
 
 ## student: the students' edition: the notebooks edition (chapters and solution-free exercises,

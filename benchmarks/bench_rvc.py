@@ -36,7 +36,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
 
-from kmlib import rvm
+from kmlib import _rvm_sequential
 from kmlib.datasets import crabs
 from kmlib.kernels import RBF
 from kmlib.rvm import RVC
@@ -75,7 +75,7 @@ def best_random_start(X, labels, lengthscale, starts, seed=0):
         alpha[chosen] = np.exp(rng.uniform(np.log(1e-3), np.log(1e2), chosen.size))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            fit = rvm._climb_classification(Phi, t, alpha, model.tol, model.max_iter, 0)
+            fit = _rvm_sequential._climb_classification(Phi, t, alpha, model.tol, model.max_iter, 0)
         best = max(best, fit.log_evidence)
     return best
 

@@ -316,9 +316,25 @@ def load_results(path):
     return json.loads(Path(path).read_text())
 
 
+#: results files whose staleness :func:`stored_results` has already reported in this process
+_REPORTED_STALE = set()
+
+
 def stored_results(name):
-    """The full-protocol results shipped in the repository's ``results/NAME.json``."""
-    return load_results(ROOT / "results" / f"{name}.json")
+    """The full-protocol results shipped in the repository's ``results/NAME.json``.
+
+    A page reads its stored results through this function, so a reader learns here when they
+    were computed by an earlier version of the code (:func:`staleness`): a line says so once per
+    file and process, on standard output (the website shows it under the cell).
+    """
+    stored = load_results(ROOT / "results" / f"{name}.json")
+    if name not in _REPORTED_STALE:
+        _REPORTED_STALE.add(name)
+        stale = staleness(stored)
+        if stale:
+            print(f"Note: results/{name}.json was computed by an earlier version of the code and "
+                  "is due to be run again (python -m experiments status says what changed).")
+    return stored
 
 
 def wall_seconds(stored):

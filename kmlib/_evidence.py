@@ -23,10 +23,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._validation import as_generator, check_bool, check_non_negative_int, check_positive_int
 
-__all__ = ["EvidenceMixin", "check_optimizer_settings", "maximise_evidence"]
+__all__ = ["EvidenceMixin", "check_optimizer_settings", "fit_hyperparameters", "maximise_evidence"]
 
 #: Distance (in log units) from a bound within which a hyperparameter counts as sitting on it.
 AT_BOUND = 1e-6
+#: What the error suggests when no starting point can be evaluated, unless the model knows better.
+HINT = "check the kernel and its bounds"
 
 
 def maximise_evidence(
@@ -39,7 +41,8 @@ def maximise_evidence(
     n_restarts=0,
     random_state=None,
     max_iter=200,
-    hint="check the kernel and its bounds",
+    hint=HINT,
+    stacklevel=3,
 ):
     """Maximise ``log_evidence`` with L-BFGS-B from ``theta0`` and seeded restarts.
 
@@ -56,14 +59,16 @@ def maximise_evidence(
         Names of the hyperparameters, for the warnings.
     model : str
         Name of the estimator, for the messages.
-    n_restarts : int
+    n_restarts : int, default=0
         Number of extra starting points (checked by the estimator, as ``max_iter``).
-    random_state : int, Generator, RandomState or None
+    random_state : int, Generator, RandomState or None, default=None
         Seed of the restarts.
-    max_iter : int
+    max_iter : int, default=200
         Iteration limit of each run.
-    hint : str
+    hint : str, default=HINT
         What to try when no starting point can be evaluated.
+    stacklevel : int, default=3
+        Of the warnings, counted from this function (3: the caller of its caller).
 
     Returns
     -------
@@ -98,7 +103,7 @@ def maximise_evidence(
                 f"{model}: L-BFGS-B stopped at its iteration limit (optimizer_max_iter="
                 f"{max_iter}) before the evidence converged; raise optimizer_max_iter",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
         if np.isfinite(result.fun) and (best is None or result.fun < best.fun):
             best = result
@@ -108,20 +113,62 @@ def maximise_evidence(
             f"the evidence maximisation; {hint}"
         )
     best.log_evidence = -float(best.fun)
-    _warn_at_bounds(best, bounds, names, model)
+    _warn_at_bounds(best, bounds, names, model, stacklevel + 1)
     return best
 
 
-def check_optimizer_settings(estimator, max_iter_name="optimizer_max_iter"):
-    """Check ``optimize``, ``n_restarts``, ``random_state`` and the L-BFGS-B limit of an
-    estimator; return the limit (read from ``max_iter_name``)."""
+def check_optimizer_settings(estimator):
+    """Check ``optimize``, ``n_restarts``, ``random_state`` and ``optimizer_max_iter`` of an
+    estimator, the settings :func:`fit_hyperparameters` reads."""
     check_bool(estimator.optimize, "optimize")
     check_non_negative_int(estimator.n_restarts, "n_restarts")
     as_generator(estimator.random_state)
-    return check_positive_int(getattr(estimator, max_iter_name), max_iter_name)
+    check_positive_int(estimator.optimizer_max_iter, "optimizer_max_iter")
 
 
-def _warn_at_bounds(result, bounds, names, model):
+def fit_hyperparameters(
+    estimator, log_evidence, theta0, bounds, names, *, hint=HINT, stacklevel=3
+):
+    """:func:`maximise_evidence` with an estimator's settings; sets its ``optimizer_n_iter_``.
+
+    The estimator's ``n_restarts``, ``random_state`` and ``optimizer_max_iter`` (checked by
+    :func:`check_optimizer_settings`) set the restarts and the iteration limit, and its class
+    name heads the warnings.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The model being fitted.
+    log_evidence, theta0, bounds, names
+        As for :func:`maximise_evidence`.
+    hint : str, default=HINT
+        What to try when no starting point can be evaluated.
+    stacklevel : int, default=3
+        Of the warnings, counted from this function (3: the caller of the estimator's method
+        that calls it).
+
+    Returns
+    -------
+    theta : ndarray of shape (p,)
+        The log hyperparameters of the best run.
+    """
+    result = maximise_evidence(
+        log_evidence,
+        theta0,
+        bounds,
+        names,
+        model=type(estimator).__name__,
+        n_restarts=estimator.n_restarts,
+        random_state=estimator.random_state,
+        max_iter=int(estimator.optimizer_max_iter),
+        hint=hint,
+        stacklevel=stacklevel + 1,
+    )
+    estimator.optimizer_n_iter_ = int(result.nit)
+    return result.x
+
+
+def _warn_at_bounds(result, bounds, names, model, stacklevel):
     """Warn about hyperparameters on a bound where the evidence rises beyond it."""
     gradient = np.asarray(result.jac, dtype=np.float64)  # of the negative log evidence
     low = (result.x <= bounds[:, 0] + AT_BOUND) & (gradient > 0)
@@ -134,7 +181,7 @@ def _warn_at_bounds(result, bounds, names, model):
             f"({value:.3g}) and rises beyond it, so the bound set its value; widen the bound "
             "(the kernel's limits, or the model's bounds) or rescale the data",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
 
 
@@ -150,10 +197,10 @@ class EvidenceMixin:
 
         Parameters
         ----------
-        theta : array_like of shape (n_theta,), optional
+        theta : array_like of shape (n_theta,), default=None
             Log hyperparameters, laid out as ``theta_``; ``None`` gives the value at the
             fitted ones.
-        eval_gradient : bool
+        eval_gradient : bool, default=False
             Also return the gradient with respect to ``theta``.
 
         Returns

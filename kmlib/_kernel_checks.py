@@ -5,12 +5,12 @@ r"""How every estimator takes a kernel and calls it.
   changing the user's object after ``fit`` cannot change a fitted model.
 * :func:`evaluate_kernel` and :func:`kernel_diagonal` call a kernel and check what comes back
   (finite, of the right shape), at fit and at predict time alike, so that a faulty kernel gives
-  an error that names it instead of a silent NaN or a solver that never stops.
+  an error that names it instead of a silent NaN or a solver that never stops. The check itself
+  is ``kmlib.kernels._checked``, which :func:`kmlib.kernels.design_matrix`, the design matrix of
+  kernel machines, applies too.
 * :func:`warn_if_constant` warns when a fitted kernel gives every pair of training points the
   same value: the inputs' scale is then far below the kernel's, and the model can only fit a
   constant (what a Gaussian process does on inputs multiplied by 1e-8).
-* :func:`design_matrix` is the design matrix of kernel machines, PRML (7.78) and MLAPP (14.28):
-  an optional bias column, then one kernel column per centre.
 """
 
 from __future__ import annotations
@@ -21,11 +21,10 @@ import warnings
 import numpy as np
 from sklearn.base import clone
 
-from .kernels import Kernel
+from .kernels import Kernel, _checked, _describe
 
 __all__ = [
     "check_kernel",
-    "design_matrix",
     "evaluate_kernel",
     "kernel_diagonal",
     "warn_if_constant",
@@ -44,9 +43,9 @@ def check_kernel(kernel, default, *, callables=True, names=()):
         What the user passed as ``kernel``.
     default : callable
         ``default()`` builds the kernel used when ``kernel`` is None.
-    callables : bool
+    callables : bool, default=True
         Accept any callable ``k(A, B)`` besides kmlib kernels.
-    names : tuple of str
+    names : tuple of str, default=()
         Strings accepted as they are (``"precomputed"``).
 
     Returns
@@ -91,8 +90,10 @@ def evaluate_kernel(kernel, X, Y=None, *, eval_gradient=False):
     kernel : kmlib kernel or callable
         A plain callable is called as ``kernel(X, Y)`` (``kernel(X, X)`` for the Gram matrix).
     X : array_like of shape (n, d)
-    Y : array_like of shape (m, d), optional
-    eval_gradient : bool
+        First set of inputs.
+    Y : array_like of shape (m, d), default=None
+        Second set of inputs; ``None`` gives the Gram matrix of ``X``.
+    eval_gradient : bool, default=False
         Also return the derivatives with respect to ``kernel.theta`` (kmlib kernels only).
 
     Returns
@@ -134,37 +135,16 @@ def kernel_diagonal(kernel, X):
     Parameters
     ----------
     kernel : kmlib kernel
+        A kernel with a ``diag`` method.
     X : array_like of shape (n, d)
+        Inputs.
 
     Returns
     -------
     ndarray of shape (n,)
+        ``k(x_i, x_i)`` for every row ``x_i`` of ``X``.
     """
     return _checked(kernel, kernel.diag(X), (len(X),), "its diagonal k(x, x)")
-
-
-def design_matrix(kernel, X, centres, bias=True):
-    r"""The design matrix :math:`\boldsymbol\Phi` of PRML (7.78), MLAPP (14.28).
-
-    Parameters
-    ----------
-    kernel : kmlib kernel or callable
-        ``kernel(X, centres)`` gives the kernel columns.
-    X : ndarray of shape (n, d)
-        Points at which the basis functions are evaluated.
-    centres : ndarray of shape (m, d)
-        Centres of the kernel basis functions (the training inputs).
-    bias : bool
-        Put a column of ones first.
-
-    Returns
-    -------
-    Phi : ndarray of shape (n, m + 1), or (n, m) without the bias
-    """
-    K = evaluate_kernel(kernel, X, centres)
-    if not bias:
-        return K
-    return np.hstack([np.ones((K.shape[0], 1)), K])
 
 
 def warn_if_constant(K, model):
@@ -186,34 +166,3 @@ def warn_if_constant(K, model):
             UserWarning,
             stacklevel=3,
         )
-
-
-def _checked(kernel, value, shape, what):
-    """``value`` as a float64 array after checking its shape and that it is finite."""
-    try:
-        array = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"the kernel {_describe(kernel)} must return a numeric array for {what}; "
-            f"it returned {type(value).__name__}"
-        ) from None
-    if array.shape != shape:
-        raise ValueError(
-            f"the kernel {_describe(kernel)} returned an array of shape {array.shape} for "
-            f"{what}; expected {shape}"
-        )
-    if not np.all(np.isfinite(array)):
-        bad = "NaN" if np.isnan(array).any() else "infinite"
-        raise ValueError(
-            f"the kernel {_describe(kernel)} returned non-finite values ({bad}) for {what}; "
-            "check its hyperparameters and the scale of the inputs"
-        )
-    return array
-
-
-def _describe(kernel):
-    """What the user passed, in a message: a kernel's repr, a function's name."""
-    if isinstance(kernel, Kernel) or not callable(kernel):
-        return repr(kernel)
-    name = getattr(kernel, "__name__", None)
-    return name if name else f"of type {type(kernel).__name__}"

@@ -36,8 +36,10 @@ def cholesky(A, *, initial_jitter=INITIAL_JITTER, max_jitter=MAX_JITTER):
     ----------
     A : ndarray of shape (n, n)
         Symmetric matrix that should be positive definite.
-    initial_jitter, max_jitter : float
-        Smallest and largest relative jitter to try.
+    initial_jitter : float, default=1e-10
+        Smallest relative jitter to try (:data:`INITIAL_JITTER`).
+    max_jitter : float, default=1e-4
+        Largest relative jitter to try (:data:`MAX_JITTER`).
 
     Returns
     -------
@@ -104,11 +106,14 @@ def cho_solve(L, B):
     Parameters
     ----------
     L : ndarray of shape (n, n)
+        Lower Cholesky factor of ``A``, as :func:`cholesky` returns it.
     B : ndarray of shape (n,) or (n, k)
+        Right-hand side(s); ``n = 0`` is allowed.
 
     Returns
     -------
     X : ndarray of the same shape as ``B``
+        ``A^{-1} B``, by a forward and a backward substitution (LAPACK ``potrs``).
     """
     B = np.asarray(B, dtype=np.float64)
     if B.shape[0] == 0:
@@ -125,11 +130,15 @@ def solve_lower(L, B):
     Parameters
     ----------
     L : ndarray of shape (n, n)
+        Lower-triangular and non-singular; only its lower triangle is read.
     B : ndarray of shape (n,) or (n, k)
+        Right-hand side(s).
 
     Returns
     -------
     X : ndarray of the same shape as ``B``
+        ``L^{-1} B``; when ``L`` is the Cholesky factor of ``A``, ``X.T @ X`` is
+        ``B^T A^{-1} B``.
     """
     return linalg.solve_triangular(L, B, lower=True, check_finite=False)
 
@@ -170,11 +179,14 @@ def solve_psd(A, B):
     Parameters
     ----------
     A : ndarray of shape (n, n)
+        Symmetric positive definite (up to the jitter :func:`cholesky` may add).
     B : ndarray of shape (n,) or (n, k)
+        Right-hand side(s).
 
     Returns
     -------
     X : ndarray of the same shape as ``B``
+        The solution for ``A`` plus any jitter added to its diagonal.
     """
     L, _ = cholesky(A)
     return cho_solve(L, B)

@@ -12,13 +12,21 @@ Wright 2006, 3.1):
 with :math:`c` = ``ARMIJO`` and a slack :math:`s` of a few units of round-off in :math:`f`, so
 that a decrease the arithmetic cannot resolve neither blocks nor fakes progress. With no slope
 given the condition is plain decrease.
+
+The Newton methods for a latent Gaussian-process posterior (the Laplace mode of GP
+classification, the BTSVC's MAP) solve their systems in the stable form of Rasmussen &
+Williams (2006), Alg. 3.1: with :math:`\mathbf W` the diagonal curvature of the likelihood,
+only :math:`\mathbf B = \mathbf I + \mathbf W^{1/2}\mathbf K\mathbf W^{1/2}` is factorised,
+whose eigenvalues are at least 1 (:func:`stable_newton_factor`); it serves their evidence too.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ARMIJO", "MAX_HALVINGS", "damped_step"]
+from . import _linalg
+
+__all__ = ["ARMIJO", "MAX_HALVINGS", "damped_step", "stable_newton_factor"]
 
 #: Fraction of the predicted decrease that a step must achieve.
 ARMIJO = 1e-4
@@ -36,7 +44,7 @@ def damped_step(value_at, value, slope=0.0):
         domain.
     value : float
         The objective at ``x``.
-    slope : float
+    slope : float, default=0.0
         Directional derivative :math:`\\nabla f^\\top\\mathbf d` (negative); 0 asks for plain
         decrease.
 
@@ -55,3 +63,26 @@ def damped_step(value_at, value, slope=0.0):
             return t, trial
         t *= 0.5
     return 0.0, value
+
+
+def stable_newton_factor(K, W_sqrt, initial_jitter=_linalg.INITIAL_JITTER):
+    r"""Lower Cholesky factor of :math:`\mathbf B = \mathbf I + \mathbf W^{1/2}\mathbf K
+    \mathbf W^{1/2}` (Rasmussen & Williams 2006, Alg. 3.1 line 5).
+
+    Parameters
+    ----------
+    K : ndarray of shape (m, m)
+        Prior covariance of the latent values.
+    W_sqrt : ndarray of shape (m,)
+        Square roots of the diagonal of :math:`\mathbf W`.
+    initial_jitter : float, default=1e-10
+        Relative jitter :func:`kmlib._linalg.cholesky` tries first if the plain factorisation
+        fails.
+
+    Returns
+    -------
+    L : ndarray of shape (m, m)
+    """
+    B = W_sqrt[:, np.newaxis] * K * W_sqrt[np.newaxis, :]
+    B[np.diag_indices_from(B)] += 1.0
+    return _linalg.cholesky(B, initial_jitter=initial_jitter)[0]

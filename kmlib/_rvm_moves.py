@@ -5,21 +5,23 @@ deletion gains the most evidence (steps 3-7 of PRML 7.2.2) and applies it to the
 to the factors :math:`S_m, Q_m` of every candidate by the rank-one formulas of Tipping & Faul
 (2003, Appendix A). Each costs :math:`O(Mk)` arithmetic, so in Python the interpreter's overhead
 per move outweighs it; :func:`single_moves` runs a sequence of moves without returning to
-Python until the fit needs something that ``kmlib.rvm._sequential_regression`` does there
-(a new noise precision, a fresh factorisation, a joint step, a larger buffer, the Gram matrix, a
-progress line, or the test for convergence). :func:`best_move`, :func:`add_column` and
+Python until the fit needs something that ``kmlib._rvm_sequential.sequential_regression`` does
+there (a new noise precision, a fresh factorisation, a joint step, a larger buffer, the Gram
+matrix, a progress line, or the test for convergence). :func:`best_move`, :func:`add_column` and
 :func:`update_column` are also what the Python side calls for its own single moves (and
 :func:`best_move` for classification).
 
 The state lives in buffers with room for ``capacity`` active functions: ``active``, ``mean``,
 ``cov`` (C order) and the columns ``cross`` (:math:`\boldsymbol\phi_m^\top\boldsymbol\phi_j`,
-shape (M, capacity), F order) and ``basis`` (:math:`\boldsymbol\phi_j`, shape (n, capacity),
-F order), of which the first ``counters[K]`` entries are in use, in the order the functions
-entered (a deleted function's place is taken by the last one). ``gram`` is the M x M matrix
-:math:`\boldsymbol\Phi^\top\boldsymbol\Phi` once it has been computed, else an empty array.
+shape (n_basis, capacity), F order) and ``basis`` (:math:`\boldsymbol\phi_j`, shape
+(n, capacity), F order), of which the first ``counters[K]`` entries are in use, in the order the
+functions entered (a deleted function's place is taken by the last one). ``gram`` is the
+n_basis x n_basis matrix :math:`\boldsymbol\Phi^\top\boldsymbol\Phi` once it has been
+computed, else an empty array.
 
-This module imports numba, which takes a noticeable fraction of a second, so :mod:`kmlib.rvm`
-imports it on the first sequential fit only.
+This module imports numba, which takes a noticeable fraction of a second, so
+``kmlib._rvm_sequential`` and ``kmlib._rvm_model`` (for the leave-one-out factors of
+:func:`kmlib.rvm.sparsity_quality`) import it on their first call only.
 """
 
 import math
@@ -37,8 +39,9 @@ NOT_PLAIN, END_OF_ITERATION, MAX_ITER = range(3)
 @njit(cache=True, error_model="numpy")
 def _optimal_gain(s, q):
     """lambda of (7.97) at its maximiser (7.101), (r - 1 - ln r) / 2 with r = q^2 / s, and the
-    maximiser; 0 and inf (leave the function out) when q^2 <= s, or when s <= 0, which only
-    rounding produces (duplicate columns)."""
+    maximiser, from the sparsity ``s`` and quality ``q`` (floats) of one function; 0 and inf
+    (leave the function out) when q^2 <= s, or when s <= 0, which only rounding produces
+    (duplicate columns)."""
     if s <= 0.0 or q * q <= s:
         return 0.0, np.inf
     r = q * q / s
@@ -53,6 +56,22 @@ def best_move(s, q, alpha):
     A function outside the model gains lambda (7.97) at its optimum; one in it gains that
     minus its lambda now, (-ln(1 + s / alpha) + q^2 / (alpha + s)) / 2. Ties go to the lowest
     index.
+
+    Parameters
+    ----------
+    s, q : ndarray of shape (n_basis,)
+        Sparsity and quality factors (7.98)-(7.99).
+    alpha : ndarray of shape (n_basis,)
+        Precisions, ``inf`` outside the model.
+
+    Returns
+    -------
+    i : int
+        The function to move (-1 if no move gains more than -inf, i.e. no functions).
+    new_alpha : float
+        Its precision after the move, ``inf`` for a deletion.
+    gain : float
+        The gain (7.96) in log evidence.
     """
     best_i, best_alpha, best_gain = -1, np.inf, -np.inf
     for m in range(s.shape[0]):
@@ -66,9 +85,17 @@ def best_move(s, q, alpha):
 
 @njit(cache=True)
 def leave_one_out(S, Q, alpha, active, k, mean, cov, s, q):
-    """s, q (7.98)-(7.99) of every function into ``s`` and ``q``: S and Q outside the model;
+    r"""s, q (7.98)-(7.99) of every function into ``s`` and ``q``: S and Q outside the model;
     in it, at position j, gamma_j / Sigma_jj and m_j / Sigma_jj, the forms of (7.104)-(7.105)
-    with S = alpha gamma and Q = alpha m that do not divide by alpha - S."""
+    with S = alpha gamma and Q = alpha m that do not divide by alpha - S.
+
+    Parameters
+    ----------
+    S, Q, alpha, active, k, mean, cov
+        The state, as in :func:`add_column`.
+    s, q : ndarray of shape (n_basis,)
+        Output: the leave-one-out factors (7.98)-(7.99).
+    """
     s[:] = S
     q[:] = Q
     for j in range(k):
@@ -91,6 +118,35 @@ def add_column(i, alpha_i, S, Q, alpha, active, k, mean, cov, cross, basis, Phi,
     :math:`S_m \mathrel{-}= \Sigma_{ii}(\beta\boldsymbol\phi_m^\top\mathbf e_i)^2`,
     :math:`Q_m \mathrel{-}= m_i\beta\boldsymbol\phi_m^\top\mathbf e_i`. The caller counts the
     new function (k + 1 active) and adds the gain to the evidence.
+
+    Parameters
+    ----------
+    i : int
+        The column to add.
+    alpha_i : float
+        Its precision.
+    S, Q : ndarray of shape (n_basis,)
+        :math:`S_m, Q_m` (7.102)-(7.103) of every function, updated in place.
+    alpha : ndarray of shape (n_basis,)
+        Precisions, ``inf`` outside the model; updated in place.
+    active : ndarray of int64, shape (capacity,)
+        Positions of the active functions (the first ``k`` entries are in use).
+    k : int
+        Number of active functions.
+    mean : ndarray of shape (capacity,)
+        Posterior mean :math:`\mathbf m` (7.82) of the active weights.
+    cov : ndarray of shape (capacity, capacity)
+        Posterior covariance :math:`\boldsymbol\Sigma` (7.83), C order.
+    cross : ndarray of shape (n_basis, capacity)
+        :math:`\boldsymbol\phi_m^\top\boldsymbol\phi_j` for every m and active j, F order.
+    basis : ndarray of shape (n, capacity)
+        The active columns, F order.
+    Phi : ndarray of shape (n, n_basis)
+        All candidate columns.
+    gram : ndarray of shape (n_basis, n_basis) or (0, 0)
+        :math:`\boldsymbol\Phi^\top\boldsymbol\Phi` once computed, else empty.
+    beta : float
+        Noise precision.
     """
     n_samples, n_columns = Phi.shape
     for row in range(n_samples):
@@ -144,6 +200,22 @@ def update_column(j, alpha_i, S, Q, alpha, active, k, mean, cov, cross, basis, b
     \kappa\boldsymbol\Sigma_j\boldsymbol\Sigma_j^\top`, :math:`\mathbf m \mathrel{-}=
     \kappa m_j\boldsymbol\Sigma_j`, :math:`S_m \mathrel{+}= \kappa v_m^2`,
     :math:`Q_m \mathrel{+}= \kappa m_j v_m`. A deleted function's place is taken by the last.
+
+    Parameters
+    ----------
+    j : int
+        Position in ``active`` of the function to re-estimate or delete.
+    alpha_i : float
+        Its new precision; ``inf`` deletes it.
+    S, Q, alpha, active, k, mean, cov, cross, basis
+        The state, as in :func:`add_column`, updated in place.
+    beta : float
+        Noise precision.
+
+    Returns
+    -------
+    int
+        The number of active functions after the move.
     """
     i = active[j]
     n_columns = S.shape[0]
@@ -184,7 +256,21 @@ def update_column(j, alpha_i, S, Q, alpha, active, k, mean, cov, cross, basis, b
 def beta_interval(n_active, per_active):
     """Single moves between two re-estimations of beta (step 8): one while the model is small,
     then one per ``per_active`` active functions, since the refactorisation that a new beta
-    needs costs O(M k^2) against the O(M k) of a move."""
+    needs costs O(M k^2) against the O(M k) of a move.
+
+    Parameters
+    ----------
+    n_active : int
+        Number of active functions k.
+    per_active : int
+        Active functions per move between two updates
+        (``kmlib._rvm_sequential.BETA_UPDATE_PER_ACTIVE``).
+
+    Returns
+    -------
+    int
+        ceil(n_active / per_active), at least 1.
+    """
     return max(1, -(-n_active // per_active))
 
 
@@ -224,6 +310,39 @@ def single_moves(
     moved in the last ``recent.size`` moves (where the fit tries a joint step), and, for an add,
     there is room in the buffers and the Gram matrix is not due (``gram_allowed`` and more than
     ``gram_after_adds`` adds). ``evidence[0]`` is the log evidence, updated by the gains (7.96).
+
+    Parameters
+    ----------
+    S, Q, alpha, active, mean, cov, cross, basis, Phi, gram, beta
+        The state, as in :func:`add_column` (``k`` is ``counters[K]``).
+    evidence : ndarray of shape (1,)
+        The log evidence, updated in place.
+    path : ndarray of shape (max_iter + 1,)
+        Log evidence after each iteration, written in place.
+    recent : ndarray of int64, shape (window,)
+        The functions of the last moves (a ring buffer; -1 for none yet).
+    counters : ndarray of int64, shape (N_COUNTERS,)
+        The counts shared with Python (``K``, ``ITERATIONS``, ``SINCE_BETA``,
+        ``SINCE_REFRESH``, ``N_ADDS``, ``RECENT_NEXT``), updated in place.
+    tol : float
+        Smallest gain of a move that counts.
+    max_iter : int
+        Iteration limit.
+    per_active : int
+        See :func:`beta_interval`.
+    refresh_every : int
+        Moves between two fresh factorisations.
+    verbose : int
+        Progress line every ``verbose`` iterations (0: never).
+    gram_after_adds : int
+        Adds after which the Gram matrix is due.
+    gram_allowed : bool
+        Whether the Gram matrix may be computed at all.
+
+    Returns
+    -------
+    int
+        ``NOT_PLAIN``, ``END_OF_ITERATION`` or ``MAX_ITER``.
     """
     s, q = np.empty(S.shape[0]), np.empty(S.shape[0])
     while counters[ITERATIONS] < max_iter:

@@ -34,7 +34,10 @@ imports it on the first solve only.
 import numpy as np
 from numba import njit
 
-from .smo import TAU
+#: Curvature used in place of a non-positive :math:`a_{ij}` (Fan, Chen & Lin 2005). The
+#: solver takes :math:`\max(a_{ij}, \tau)`, which differs from replacing only
+#: :math:`a_{ij} \le 0` when :math:`0 < a_{ij} < 10^{-12}`, where either choice is a safeguard.
+TAU = 1e-12
 
 # entries of the integer state shared with Python; I_POS, I_NEG and the float array ``bounds``
 # (m_pos, m_neg, M_pos, M_neg) keep the first selection pass across a NEED_ROW (KNOWN = 1)

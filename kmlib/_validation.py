@@ -9,8 +9,8 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from sklearn.utils import validation as sklearn_validation
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
 
 __all__ = [
     "as_inputs",
@@ -21,9 +21,16 @@ __all__ = [
     "check_non_negative_int",
     "check_bool",
     "check_matching_features",
+    "check_symmetric",
+    "all_finite",
+    "validate_data",
+    "class_labels",
     "binary_targets",
     "binary_training_data",
 ]
+
+#: Estimators that take ``kernel="precomputed"``, named where string inputs reach another one.
+PRECOMPUTED_ESTIMATORS = "kmlib.svm's SVC, NuSVC, SVR, NuSVR and OneClassSVM"
 
 
 def as_inputs(X, name="X"):
@@ -47,8 +54,14 @@ def as_inputs(X, name="X"):
     try:
         X = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError):
+        hint = (
+            "; for strings use a string kernel of kmlib.structured (Spectrum, AllSubstrings, "
+            "SubsequenceString, TfidfCosine)"
+            if _text_entry(X) is not None
+            else ""
+        )
         raise ValueError(
-            f"{name} must be a numeric array of shape (n, d); got {type(X).__name__}"
+            f"{name} must be a numeric array of shape (n, d); got {type(X).__name__}{hint}"
         ) from None
     if X.ndim == 1:
         X = X[:, np.newaxis]
@@ -69,6 +82,133 @@ def check_matching_features(X, Y, xname="X", yname="Y"):
             f"{xname} has {X.shape[1]} features but {yname} has {Y.shape[1]}; "
             "a kernel compares points of the same dimension"
         )
+
+
+def all_finite(values):
+    """Whether every entry of the float array ``values`` is finite.
+
+    A finite sum settles it in one pass, without a temporary array; only a sum that is not
+    (a NaN, an infinity, or a sum that overflows) needs the elementwise test.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.sum(values)
+    return bool(np.isfinite(total)) or bool(np.all(np.isfinite(values)))
+
+
+def check_symmetric(A, name):
+    """Raise unless the matrix ``A`` (an ndarray of shape (p, p)) is finite and symmetric.
+
+    Symmetric up to a relative rounding error of 1e-12: a factorisation reads one triangle
+    only, so a matrix that is not symmetric would be used as another one without notice.
+    """
+    if not np.all(np.isfinite(A)):
+        raise ValueError(f"{name} must be a finite symmetric matrix; it holds NaN or inf")
+    if not np.allclose(A, A.T, rtol=1e-12, atol=0):
+        gap = np.max(np.abs(A - A.T))
+        raise ValueError(
+            f"{name} must be a finite symmetric matrix; its entries (i, j) and (j, i) differ "
+            f"by up to {gap:.3g}"
+        )
+
+
+def _text_entry(X):
+    """The first entry of ``X`` that is a string and no number ("cat", not "1.5"), shortened
+    for a message; None if there is none."""
+    dtypes = getattr(X, "dtypes", None)  # a DataFrame has one per column
+    dtypes = [getattr(X, "dtype", None)] if dtypes is None else list(dtypes)
+    if all(dtype is not None and dtype.kind in "biufc" for dtype in dtypes):
+        return None  # numbers: no entry to look at (and none to copy, however many)
+    try:
+        entries = np.asarray(X, dtype=object).ravel()
+    except (TypeError, ValueError):  # ragged nesting
+        return None
+    for entry in entries:
+        if isinstance(entry, (str, bytes)):
+            try:
+                float(entry)
+            except ValueError:
+                return entry if len(entry) <= 40 else entry[:37] + "..."
+    return None
+
+
+def validate_data(estimator, X="no_validation", y="no_validation", *, precomputed=False, **kwargs):
+    """scikit-learn's ``validate_data``, and a way forward where ``X`` holds strings.
+
+    The checks, the conversion and the bookkeeping (``n_features_in_``, and
+    ``feature_names_in_`` for a pandas DataFrame) are scikit-learn's
+    (:func:`sklearn.utils.validation.validate_data`), so every kmlib estimator takes and
+    remembers its inputs as a scikit-learn estimator does. Strings fail its numeric
+    conversion with "could not convert string to float"; here they get a message that points
+    to the route that works: a string kernel's Gram matrix, passed with
+    ``kernel="precomputed"``.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The estimator being fitted or applied.
+    X, y : array_like or "no_validation", default="no_validation"
+        As in scikit-learn.
+    precomputed : bool, default=False
+        Whether ``estimator`` takes ``kernel="precomputed"``, so that the message can say so.
+    **kwargs
+        Passed on to scikit-learn's ``validate_data``.
+
+    Returns
+    -------
+    X, or (X, y)
+        What scikit-learn's ``validate_data`` returns.
+    """
+    try:
+        return sklearn_validation.validate_data(estimator, X, y, **kwargs)
+    except ValueError:
+        text = None if isinstance(X, str) else _text_entry(X)
+        if text is None:
+            raise
+    model = type(estimator).__name__
+    if precomputed:
+        route = (
+            f"{model}(kernel='precomputed').fit(k(X_train), y), then predict(k(X_test, X_train))"
+        )
+    else:
+        route = (
+            f"{model} takes numeric arrays only; an estimator with kernel='precomputed' "
+            f"({PRECOMPUTED_ESTIMATORS}) fits k(X_train) and predicts from k(X_test, X_train)"
+        )
+    raise ValueError(
+        f"X holds strings (such as {text!r}) where {model} needs numbers. For a kernel on "
+        f"strings k, such as kmlib.structured.Spectrum, use its Gram matrix: {route}"
+    )
+
+
+def class_labels(y):
+    """The classes in ``y`` and each sample's index into them, for every kmlib classifier.
+
+    ``y`` passes scikit-learn's ``check_classification_targets`` (which refuses continuous
+    targets), and labels that mix strings with numbers are refused first: they cannot be sorted
+    into ``classes_`` (scikit-learn refuses them in ``unique_labels`` for the same reason).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Class labels, as validated by :func:`validate_data`.
+
+    Returns
+    -------
+    classes : ndarray of shape (n_classes,)
+        The sorted labels.
+    codes : ndarray of int, shape (n,)
+        ``classes[codes]`` is ``y``.
+    """
+    if y.dtype == object:
+        text = np.fromiter((isinstance(label, (str, bytes)) for label in y), bool, y.size)
+        if text.any() and not text.all():
+            raise ValueError(
+                f"y mixes strings with labels of another type (such as {y[text][0]!r} and "
+                f"{y[~text][0]!r}); class labels must be all strings or all numbers, for "
+                "example y.astype(str)"
+            )
+    check_classification_targets(y)
+    return np.unique(y, return_inverse=True)
 
 
 def check_positive(value, name, allow_zero=False):
@@ -107,7 +247,7 @@ def _numeric_kind(value):
         return False
 
 
-def check_positive_int(value, name):
+def check_positive_int(value, name, n_samples=None):
     """Return ``value`` as an int after checking that it is an integer >= 1 (not a bool).
 
     Parameters
@@ -116,8 +256,16 @@ def check_positive_int(value, name):
         The parameter value (a count: iterations, neighbours, a substring length).
     name : str
         Its name, used in the error message.
+    n_samples : int or None, default=None
+        The number of training samples, where ``value`` counts some of them (components,
+        clusters) and so may not exceed it.
     """
-    return _check_int(value, name, 1, "a positive integer")
+    if n_samples is None:
+        return _check_int(value, name, 1, "a positive integer")
+    value = _check_int(value, name, 1, f"an integer between 1 and the {n_samples} samples")
+    if value > n_samples:
+        raise ValueError(f"{name} must be at most the {n_samples} samples; got {value!r}")
+    return value
 
 
 def check_non_negative_int(value, name, allow_bool=False):
@@ -198,7 +346,7 @@ def binary_targets(y, model):
     Parameters
     ----------
     y : ndarray of shape (n,)
-        Class labels, already checked by scikit-learn's ``check_classification_targets``.
+        Class labels (checked here by :func:`class_labels`).
     model : str
         Name of the estimator, used in the error message.
 
@@ -208,7 +356,7 @@ def binary_targets(y, model):
         The sorted labels; ``t = 1`` stands for ``classes[1]``.
     t : ndarray of shape (n,)
     """
-    classes, t = np.unique(y, return_inverse=True)
+    classes, t = class_labels(y)
     if classes.size != 2:
         n = classes.size
         raise ValueError(
@@ -232,6 +380,5 @@ def binary_training_data(estimator, X, y):
         1.0 for ``classes_[1]``.
     """
     X, y = validate_data(estimator, X, y, dtype=np.float64)
-    check_classification_targets(y)
     estimator.classes_, t = binary_targets(y, type(estimator).__name__)
     return X, t

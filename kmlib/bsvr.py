@@ -34,18 +34,19 @@ L-BFGS-B on the evidence.
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from . import _linalg
-from ._deprecated import module_alias, renamed_attribute, warn_renamed
-from ._evidence import check_optimizer_settings, maximise_evidence
+from ._chunks import in_blocks
+from ._evidence import check_optimizer_settings, fit_hyperparameters
 from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal, warn_if_constant
-from ._validation import check_non_negative_int, check_positive_int, check_real
+from ._validation import check_positive_int, check_real, validate_data
 from .kernels import RBF, Constant
 from .losses import silf, silf_noise_variance, silf_normaliser, silf_normaliser_gradient
 
@@ -75,7 +76,7 @@ def check_silf_parameters(C, epsilon, beta):
 
 
 # ------------------------------------------------------------------------------ MAP by SMO
-class SILFDualSolution:
+class SILFDualSolution(NamedTuple):
     """Solution of the SILF dual (4.25) and what the evidence needs from it.
 
     Attributes
@@ -94,11 +95,12 @@ class SILFDualSolution:
         SMO steps taken.
     """
 
-    def __init__(self, nu, F, C, violation, n_iter):
-        self.nu, self.F, self.violation, self.n_iter = nu, F, violation, n_iter
-        size = np.abs(nu)
-        self.off_bound = np.flatnonzero((size > 0) & (size < C))
-        self.on_bound = np.flatnonzero(size >= C)
+    nu: np.ndarray
+    F: np.ndarray
+    off_bound: np.ndarray
+    on_bound: np.ndarray
+    violation: float
+    n_iter: int
 
 
 def _offsets(nu, C, flat):
@@ -215,9 +217,21 @@ def _face_minimum(K, y, nu, C, flat, ridge):
         return None
     bound = np.flatnonzero(np.abs(nu) >= C)
     rhs = y[free] - flat * np.sign(nu[free]) - K[np.ix_(free, bound)] @ nu[bound]
-    Q_free = K[np.ix_(free, free)].copy()
-    Q_free[np.diag_indices(free.size)] += ridge
-    return free, _linalg.cho_solve(_linalg.cholesky(Q_free)[0], rhs)
+    return free, _linalg.cho_solve(_ridged_factor(K, free, ridge), rhs)  # Q_MM = K_MM + ridge I
+
+
+def _ridged_factor(K, M, ridge):
+    r"""Lower Cholesky factor of ``K[M, M] + ridge I`` (shape (m, m); (0, 0) for no ``M``).
+
+    The block of Q (4.29) of the variables ``M``: the free variables' face (``_face_minimum``),
+    and the off-bound block :math:`(2\beta\epsilon/C)\mathbf I + \boldsymbol\Sigma_M` of the
+    evidence (4.38) and of the error bars (4.46).
+    """
+    if not M.size:
+        return np.zeros((0, 0))
+    B = K[np.ix_(M, M)].copy()
+    B[np.diag_indices(M.size)] += ridge
+    return _linalg.cholesky(B)[0]
 
 
 def _polished(K, y, nu, C, flat, ridge):
@@ -296,16 +310,17 @@ def solve_dual(K, y, C, epsilon, beta, nu0=None, tol=1e-3, max_iter=None):
         Targets.
     C, epsilon, beta : float
         SILF parameters (2.28): C > 0, epsilon > 0, 0 < beta <= 1.
-    nu0 : ndarray of shape (n,), optional
-        Starting point (a warm start), clipped to [-C, C]; zeros by default.
-    tol : float
+    nu0 : ndarray of shape (n,), default=None
+        Starting point (a warm start), clipped to [-C, C]; ``None`` starts from zeros.
+    tol : float, default=1e-3
         :math:`\\tau` of (4.33).
-    max_iter : int, optional
-        SMO step limit; default ``100 n + 1000``. Reaching it warns with ConvergenceWarning.
+    max_iter : int, default=None
+        SMO step limit; ``None`` is ``100 n + 1000``. Reaching it warns with
+        ConvergenceWarning.
 
     Returns
     -------
-    DualSolution
+    SILFDualSolution
     """
     C, epsilon, beta = check_silf_parameters(C, epsilon, beta)
     n = y.size
@@ -382,7 +397,9 @@ def solve_dual(K, y, C, epsilon, beta, nu0=None, tol=1e-3, max_iter=None):
             ConvergenceWarning,
             stacklevel=2,
         )
-    return SILFDualSolution(nu, F, C, violation, n_iter)
+    size = np.abs(nu)
+    off_bound, on_bound = np.flatnonzero((size > 0) & (size < C)), np.flatnonzero(size >= C)
+    return SILFDualSolution(nu, F, off_bound, on_bound, violation, n_iter)
 
 
 def _refined(solution, K, y, C, epsilon, beta):
@@ -400,8 +417,7 @@ def _refined(solution, K, y, C, epsilon, beta):
         exact = solve_dual(K, y, C, epsilon, beta, nu0=solution.nu, tol=tol, max_iter=10 * y.size)
     if exact.violation > tol:
         return solution
-    exact.n_iter += solution.n_iter
-    return exact
+    return exact._replace(n_iter=exact.n_iter + solution.n_iter)
 
 
 # ------------------------------------------------------------------------------- evidence
@@ -417,8 +433,9 @@ def log_evidence(K, y, C, epsilon, beta, solution, dK=None):
     C, epsilon, beta : float
     solution : SILFDualSolution
         From :func:`solve_dual` with the same arguments.
-    dK : ndarray of shape (n, n, p), optional
-        Derivatives of ``K`` with respect to the kernel's log hyperparameters.
+    dK : ndarray of shape (n, n, p), default=None
+        Derivatives of ``K`` with respect to the kernel's log hyperparameters; ``None``: the
+        value alone.
 
     Returns
     -------
@@ -432,9 +449,7 @@ def log_evidence(K, y, C, epsilon, beta, solution, dK=None):
     f = K @ nu  # (4.26)
     delta = y - f
     noise_scale = 2.0 * beta * epsilon / C  # 1/c with c = C / (2 beta epsilon)
-    B = K[np.ix_(M, M)].copy()
-    B[np.diag_indices(M.size)] += noise_scale  # (2 beta eps / C) I + K_M
-    L, _ = _linalg.cholesky(B) if M.size else (np.zeros((0, 0)), 0.0)
+    L = _ridged_factor(K, M, noise_scale)  # of B = (2 beta eps / C) I + K_M
     Z = silf_normaliser(C, epsilon, beta)
     loss = float(np.sum(silf(delta, epsilon, beta)))
     # minus (4.38), with ln|I + c K_M| = ln|B| - m ln(1/c)
@@ -464,15 +479,65 @@ def log_evidence(K, y, C, epsilon, beta, solution, dK=None):
     return float(value), -np.concatenate([[d_lnC, d_lneps], d_kernel])
 
 
-def negative_log_evidence(K, y, C, epsilon, beta, solution, dK=None):
-    """Deprecated: minus :func:`log_evidence` (and minus its gradient)."""
-    warn_renamed("negative_log_evidence", "log_evidence (which returns ln P)", __name__)
-    out = log_evidence(K, y, C, epsilon, beta, solution, dK)
-    return -out if dK is None else (-out[0], -out[1])
+class _EvidenceObjective:
+    """The log evidence (4.38) and its gradient (4.39)–(4.41) as the fit's L-BFGS-B objective.
 
+    A call at the log hyperparameters ``theta = [ln C, ln epsilon, kernel theta]`` sets the
+    kernel to them, solves the MAP (4.25) and returns :func:`log_evidence` there. Each solve
+    starts from the MAP at the best point evaluated so far (where the line search starts from),
+    held in ``best_nu`` with its box ``best_C`` and its evidence ``best_value``; the variables
+    that sat at the old box start at the new one (``_rescaled_start``).
 
-def __getattr__(name):
-    return module_alias(__name__, name, {"DualSolution": "SILFDualSolution"}, globals())
+    A line search may probe a corner of the box (C = 1000, a nearly constant covariance) where
+    SMO needs a very long time. There the MAP is cut short after ``PROBE_STEPS_PER_SAMPLE * n``
+    steps (``probe_max_iter``): S(f) at an unfinished dual point lies above its minimum, so
+    (4.38) there errs on the pessimistic side and the line search steps back from it (the
+    fitted model's own MAP is then solved in full).
+
+    Parameters
+    ----------
+    kernel : kmlib kernel
+        Changed in place at every call.
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,)
+    beta, tol : float
+        The SILF's beta and SMO's tolerance.
+    max_iter : int
+        The estimator's SMO step limit (the probes take at most this many steps too).
+    """
+
+    def __init__(self, kernel, X, y, beta, tol, max_iter):
+        self.kernel, self.X, self.y, self.beta, self.tol = kernel, X, y, beta, tol
+        self.probe_max_iter = min(PROBE_STEPS_PER_SAMPLE * y.size, max_iter)
+        self.best_nu, self.best_C, self.best_value = None, None, -np.inf
+
+    def warm_start(self, C):
+        """Start of the solve for box ``C``: the best MAP so far, moved to the new box."""
+        if self.best_nu is None:
+            return None
+        return _rescaled_start(self.best_nu, self.best_C, C)
+
+    def __call__(self, theta):
+        """``(ln P, gradient)`` at ``theta``: (4.38) and (4.39)–(4.41)."""
+        C, epsilon = np.exp(theta[:2])
+        self.kernel.theta = theta[2:]
+        K, dK = evaluate_kernel(self.kernel, self.X, eval_gradient=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            solution = solve_dual(
+                K,
+                self.y,
+                C,
+                epsilon,
+                self.beta,
+                nu0=self.warm_start(C),
+                tol=self.tol,
+                max_iter=self.probe_max_iter,
+            )
+        value, gradient = log_evidence(K, self.y, C, epsilon, self.beta, solution, dK)
+        if value > self.best_value:
+            self.best_nu, self.best_C, self.best_value = solution.nu, C, value
+        return value, gradient
 
 
 # ------------------------------------------------------------------------------ estimator
@@ -481,39 +546,39 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    kernel : kmlib kernel, optional
-        Prior covariance of the latent function. Default: the thesis's (4.3),
+    kernel : kmlib kernel, default=None
+        Prior covariance of the latent function. ``None`` gives the thesis's (4.3),
         ``RBF(lengthscale=sqrt(2), variance=var(y)) + Constant(100)``, i.e. :math:`\kappa =
         0.5`, :math:`\kappa_b = 100` and :math:`\kappa_0` fixed at the variance of the targets;
         the length-scale and the bias variance are fitted within the thesis's boxes. A given
         kernel is used as it is, with all its free hyperparameters fitted.
-    beta : float
+    beta : float, default=0.3
         Shape of the SILF, :math:`0 < \beta \le 1` (fixed, never fitted: the evidence would push
         it to 1, Huber's loss, which loses sparseness).
-    C, epsilon : float
-        Noise scale and insensitive zone of the SILF (starting values when ``optimize``).
-    optimize : bool
+    C : float, default=1.0
+        Noise scale of the SILF (the starting value when ``optimize``).
+    epsilon : float, default=0.05
+        Insensitive zone of the SILF (the starting value when ``optimize``).
+    optimize : bool, default=True
         Fit :math:`\ln C`, :math:`\ln\epsilon` and the kernel's hyperparameters by L-BFGS-B on
         the evidence (4.38); ``False`` keeps the given values.
-    n_restarts : int
+    n_restarts : int, default=0
         Extra L-BFGS-B runs from points drawn inside the bounds.
-    random_state : int, Generator, RandomState or None
+    random_state : int, Generator, RandomState or None, default=None
         Seed of the restarts.
-    tol : float
+    tol : float, default=1e-5
         :math:`\tau` of the SMO stopping rule (4.33). The thesis's usual 1e-3 can leave a point
         whose multiplier is within :math:`\tau` of 0 or C on the wrong side of a band edge; the
         off-bound set, and with it the log-determinant of (4.38), then changes from one
         evaluation to the next, and L-BFGS-B can stop early on the noisy evidence (on the
         six-input robot arm it stopped 50 nats short). 1e-5 avoids that at about 1.5 times the
         cost of a fit.
-    max_iter : int, optional
-        Step limit of the SMO solver; ``None`` is ``1000 n`` for the final MAP estimate (and
-        ``20 n`` for each evaluation of the evidence during the fit, see below).
-        (Until kmlib 0.2 ``max_iter`` was the L-BFGS-B limit, now ``optimizer_max_iter``.)
-    optimizer_max_iter : int
+    max_iter : int, default=None
+        Step limit of the SMO solver for the final MAP estimate; ``None`` is ``1000 n``. Each
+        evaluation of the evidence during the fit stops its solve after
+        ``PROBE_STEPS_PER_SAMPLE * n`` (20 n) steps, or ``max_iter`` if fewer.
+    optimizer_max_iter : int, default=200
         Iteration limit of each L-BFGS-B run.
-    verbose : int
-        Print the evidence every ``verbose`` evaluations (0: silent).
 
     Attributes
     ----------
@@ -536,9 +601,21 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
     optimizer_n_iter_ : int
         L-BFGS-B iterations of the best run (0 without optimisation).
     X_train_ : ndarray of shape (n, d)
-    """
 
-    n_smo_iter_ = renamed_attribute("n_smo_iter_", "n_iter_")
+    Examples
+    --------
+    Twenty samples of a sine, with the hyperparameters fixed:
+
+    >>> import numpy as np
+    >>> from kmlib.bsvr import BayesianSVR
+    >>> from kmlib.kernels import RBF, Constant
+    >>> X = np.linspace(-3.0, 3.0, 20)[:, np.newaxis]
+    >>> y = np.sin(X[:, 0])
+    >>> model = BayesianSVR(RBF(1.0) + Constant(1.0), C=10.0, epsilon=0.1, optimize=False)
+    >>> mean, std = model.fit(X, y).predict([[0.5], [1.5]], return_std=True)
+    >>> print(np.round(mean, 3), np.round(std, 3))
+    [0.426 0.928] [0.283 0.055]
+    """
 
     def __init__(
         self,
@@ -552,7 +629,6 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
         tol=1e-5,
         max_iter=None,
         optimizer_max_iter=200,
-        verbose=0,
     ):
         self.kernel = kernel
         self.beta = beta
@@ -564,7 +640,6 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
         self.optimizer_max_iter = optimizer_max_iter
-        self.verbose = verbose
 
     @staticmethod
     def _default_kernel(y):
@@ -577,12 +652,14 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
         ) + Constant(100.0, limits={"variance": BIAS_VARIANCE_BOUNDS})
 
     def fit(self, X, y):
-        """Fit C, epsilon and the kernel by the evidence, then the MAP function.
+        """Fit C, epsilon and the kernel by the evidence (4.38), then the MAP function (4.26).
 
         Parameters
         ----------
         X : array_like of shape (n, d)
+            Training inputs.
         y : array_like of shape (n,)
+            Targets: the latent function at ``X`` plus noise of the SILF's density.
 
         Returns
         -------
@@ -591,83 +668,58 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         C, epsilon, beta = check_silf_parameters(self.C, self.epsilon, self.beta)
         check_real(self.tol, "tol", low=0)
-        optimizer_max_iter = check_optimizer_settings(self)
-        check_non_negative_int(self.verbose, "verbose", allow_bool=True)
+        check_optimizer_settings(self)
         if self.max_iter is not None:
             check_positive_int(self.max_iter, "max_iter")
-            warnings.warn(
-                "BayesianSVR: max_iter now limits the SMO solver, as in SVC and BTSVC; until "
-                "kmlib 0.2 it limited L-BFGS-B, which optimizer_max_iter now does",
-                FutureWarning,
-                stacklevel=2,
-            )
         max_iter = 1000 * y.size if self.max_iter is None else self.max_iter
         kernel = check_kernel(self.kernel, lambda: self._default_kernel(y), callables=False)
-        warm = {"nu": None, "C": None, "calls": 0, "best": -np.inf}
-
-        def start_for(C_):
-            # the MAP at the best point so far (where the line search starts from), with the
-            # variables that sat at the old box moved to the new one
-            if warm["nu"] is None:
-                return None
-            return _rescaled_start(warm["nu"], warm["C"], C_)
-
-        def objective(theta):
-            C_, eps_ = np.exp(theta[:2])
-            kernel.theta = theta[2:]
-            K, dK = evaluate_kernel(kernel, X, eval_gradient=True)
-            warm["calls"] += 1
-            # a line search may probe a corner of the box (C = 1000, a nearly constant
-            # covariance) where SMO needs a very long time. There the MAP is cut short after
-            # PROBE_STEPS_PER_SAMPLE * n steps: S(f) at an unfinished dual point lies above its
-            # minimum, so (4.38) there errs on the pessimistic side and the line search steps
-            # back from it (the fitted model's own MAP is then solved in full)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                solution = solve_dual(
-                    K,
-                    y,
-                    C_,
-                    eps_,
-                    beta,
-                    nu0=start_for(C_),
-                    tol=self.tol,
-                    max_iter=min(PROBE_STEPS_PER_SAMPLE * y.size, max_iter),
-                )
-            value, gradient = log_evidence(K, y, C_, eps_, beta, solution, dK)
-            if value > warm["best"]:
-                warm["nu"], warm["C"], warm["best"] = solution.nu, C_, value
-            if self.verbose and warm["calls"] % self.verbose == 0:
-                print(f"BSVR evaluation {warm['calls']}: -ln P(D|theta) = {-value:.4f}")
-            return value, gradient
-
         self.optimizer_n_iter_ = 0
         if self.optimize:
-            C_low, C_high = C_BOUNDS
-            theta0 = np.concatenate([[np.log(C), np.log(epsilon)], kernel.theta])
-            bounds = np.vstack([np.log([[C_low, C_high], EPSILON_BOUNDS]), kernel.bounds])
-            # SMO's steps are vector operations and the factorised blocks are small: one BLAS
-            # thread is faster than several on a small machine
-            with threadpool_limits(limits=1, user_api="blas"):
-                result = maximise_evidence(
-                    objective,
-                    theta0,
-                    bounds,
-                    ["C", "epsilon"] + list(kernel.theta_names),
-                    model="BayesianSVR",
-                    n_restarts=self.n_restarts,
-                    random_state=self.random_state,
-                    max_iter=optimizer_max_iter,
-                )
-            C, epsilon = np.exp(result.x[:2])
-            kernel.theta = result.x[2:]
-            self.optimizer_n_iter_ = int(result.nit)
+            objective = _EvidenceObjective(kernel, X, y, beta, self.tol, max_iter)
+            C, epsilon = self._maximise_evidence(objective, C, epsilon)
+        self._fit_map(kernel, X, y, C, epsilon, beta, max_iter)
+        return self
+
+    def _maximise_evidence(self, objective, C, epsilon):
+        """Type-II maximum likelihood: (4.38) over ln C, ln epsilon and the kernel's theta.
+
+        L-BFGS-B with the restarts of :func:`kmlib._evidence.fit_hyperparameters`, within
+        ``C_BOUNDS``, ``EPSILON_BOUNDS`` and the kernel's bounds, from ``(C, epsilon)`` and the
+        kernel's hyperparameters. Sets the kernel of ``objective`` to the fitted
+        hyperparameters and ``optimizer_n_iter_``; returns the fitted ``(C, epsilon)``.
+        """
+        kernel = objective.kernel
+        C_low, C_high = C_BOUNDS
+        theta0 = np.concatenate([[np.log(C), np.log(epsilon)], kernel.theta])
+        bounds = np.vstack([np.log([[C_low, C_high], EPSILON_BOUNDS]), kernel.bounds])
+        # SMO's steps are vector operations and the factorised blocks are small: one BLAS
+        # thread is faster than several on a small machine
+        with threadpool_limits(limits=1, user_api="blas"):
+            theta = fit_hyperparameters(
+                self,
+                objective,
+                theta0,
+                bounds,
+                ["C", "epsilon"] + list(kernel.theta_names),
+                stacklevel=4,  # warnings name the caller of fit, which calls this method
+            )
+        C, epsilon = np.exp(theta[:2])
+        kernel.theta = theta[2:]
+        return C, epsilon
+
+    def _fit_map(self, kernel, X, y, C, epsilon, beta, max_iter):
+        r"""The MAP (4.25)–(4.26) at fixed hyperparameters, and what prediction needs from it.
+
+        The final MAP depends on the hyperparameters only: it starts from zero, not from the
+        optimiser's last point, and is then refined towards the exact MAP (``_refined``). A
+        point that only meets ``tol`` can leave a training point on either side of a zone's
+        edge, depending on the start and on the processor's rounding, and the evidence jumps
+        with the zones. Sets the fitted attributes: the dual coefficients and index sets, the
+        evidence (4.38), the SILF noise variance (2.33) and the factor of
+        :math:`(2\beta\epsilon/C)\mathbf I + \boldsymbol\Sigma_M` for the error bars (4.46).
+        """
         K = evaluate_kernel(kernel, X)
         warn_if_constant(K, "BayesianSVR")
-        # the final MAP depends on the hyperparameters only: it starts from zero, not from the
-        # optimiser's last point, and is then refined towards the exact MAP. A point that only
-        # meets tol can leave a training point on either side of a zone's edge, depending on
-        # the start and on the processor's rounding, and the evidence jumps with the zones
         solution = _refined(solve_dual(K, y, C, epsilon, beta, tol=self.tol, max_iter=max_iter),
                             K, y, C, epsilon, beta)
         self.kernel_, self.C_, self.epsilon_ = kernel, float(C), float(epsilon)
@@ -678,10 +730,7 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
         self.n_iter_ = solution.n_iter
         self.noise_variance_ = float(silf_noise_variance(C, epsilon, beta))  # (2.33)
         self.log_marginal_likelihood_ = log_evidence(K, y, C, epsilon, beta, solution)
-        B = K[np.ix_(self.off_bound_, self.off_bound_)].copy()
-        B[np.diag_indices(self.off_bound_.size)] += 2.0 * beta * epsilon / C
-        self.L_ = _linalg.cholesky(B)[0] if self.off_bound_.size else np.zeros((0, 0))
-        return self
+        self.L_ = _ridged_factor(K, self.off_bound_, 2.0 * beta * epsilon / C)  # (4.46)
 
     def predict(self, X, return_std=False, include_noise=False):
         r"""Predictive mean (4.43) and standard deviation (4.44)–(4.46).
@@ -689,9 +738,9 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
         Parameters
         ----------
         X : array_like of shape (m, d)
-        return_std : bool
+        return_std : bool, default=False
             Also return the predictive standard deviation.
-        include_noise : bool
+        include_noise : bool, default=False
             ``True`` adds the SILF noise variance (2.33): the spread of a new target rather
             than of the latent function.
 
@@ -703,6 +752,16 @@ class BayesianSVR(RegressorMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
+        return in_blocks(
+            lambda rows: self._moments(rows, return_std, include_noise),
+            X,
+            self.X_train_.shape[0],
+            arrays=2.0 if return_std else 0.0,
+            kernel=self.kernel_,
+        )
+
+    def _moments(self, X, return_std, include_noise):
+        """:meth:`predict` at validated rows."""
         K = evaluate_kernel(self.kernel_, X, self.X_train_)
         mean = K @ self.dual_coef_  # (4.43)
         if not return_std:

@@ -58,20 +58,16 @@ import numpy as np
 from scipy.special import erfc
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from . import _linalg
-from ._deprecated import module_alias, warn_renamed
-from ._evidence import check_optimizer_settings, maximise_evidence
+from ._chunks import in_blocks
+from ._binary import LatentSignClassifierMixin
+from ._evidence import check_optimizer_settings, fit_hyperparameters
 from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal, warn_if_constant
-from ._newton import damped_step
-from ._validation import (
-    binary_training_data,
-    check_non_negative_int,
-    check_positive_int,
-    check_real,
-)
+from ._newton import damped_step, stable_newton_factor
+from ._validation import binary_training_data, check_positive_int, check_real, validate_data
 from .kernels import RBF, Constant
 from .losses import trigonometric, trigonometric_derivative, trigonometric_second_derivative
 
@@ -123,11 +119,11 @@ def default_kernel(n_features, kappa0=1.0, kappa_b=KAPPA_B_START, ard=False):
     ----------
     n_features : int
         Input dimension :math:`d`.
-    kappa0 : float
+    kappa0 : float, default=1.0
         Signal variance :math:`\kappa_0`.
-    kappa_b : float
-        Variance :math:`\kappa_b` of the bias.
-    ard : bool
+    kappa_b : float, default=100.0
+        Variance :math:`\kappa_b` of the bias (``KAPPA_B_START``).
+    ard : bool, default=False
         One length-scale per input, (5.37).
 
     Returns
@@ -258,11 +254,10 @@ def _newton_step(K, y, v, f, value):
     curved = np.flatnonzero(W > 0)
     root = np.sqrt(W[curved])
     g = W[curved] * f[curved] + u[curved]
-    B = root[:, None] * K[np.ix_(curved, curved)] * root[None, :]
-    B[np.diag_indices_from(B)] += 1.0
-    L, _ = _linalg.cholesky(B)
+    K_curved = K[np.ix_(curved, curved)]
+    L = stable_newton_factor(K_curved, root)
     target = np.zeros_like(v)
-    target[curved] = g - root * _linalg.cho_solve(L, root * (K[np.ix_(curved, curved)] @ g))
+    target[curved] = g - root * _linalg.cho_solve(L, root * (K_curved @ g))
     f_target = K[:, curved] @ target[curved]
     direction, f_direction = target - v, f_target - f
     slope = (v - u) @ f_direction  # gradient K (v - u) of S in v, along the step
@@ -359,14 +354,14 @@ def solve_dual(K, y, alpha0=None, tol=1e-3, max_iter=None, solver="newton"):
         Prior covariance of the latent function at the training inputs.
     y : ndarray of shape (n,)
         Labels in {-1, +1}.
-    alpha0 : ndarray of shape (n,), optional
-        Starting point (a warm start), clipped at zero; zeros by default.
-    tol : float
+    alpha0 : ndarray of shape (n,), default=None
+        Starting point (a warm start), clipped at zero; ``None`` starts from zeros.
+    tol : float, default=1e-3
         :math:`\\tau` of (5.31).
-    max_iter : int, optional
-        Iteration limit; reaching it warns with ``ConvergenceWarning``. Default 100 Newton
+    max_iter : int, default=None
+        Iteration limit; reaching it warns with ``ConvergenceWarning``. ``None`` is 100 Newton
         steps or ``100 n + 1000`` SMO pair updates.
-    solver : {"newton", "smo"}
+    solver : {"newton", "smo"}, default="newton"
         ``"newton"``: damped Newton's method on the MAP problem (5.18) in the unknowns
         :math:`\\mathbf v` of :math:`\\mathbf f = \\boldsymbol\\Sigma\\mathbf v`, which are
         the dual's :math:`y_i\\alpha_i` (5.32). The loss is :math:`C^1` with a curvature that
@@ -436,12 +431,6 @@ class LaplaceApproximation(NamedTuple):
     L: np.ndarray
     log_evidence: float
 
-    @property
-    def negative_log_evidence(self):
-        """``-log_evidence`` under its old name (deprecated)."""
-        warn_renamed("negative_log_evidence", "log_evidence (ln P)", "LaplaceApproximation")
-        return -self.log_evidence
-
 
 def laplace_approximation(K, y, solution):
     """The Laplace approximation at a solution of the dual and the evidence (5.35).
@@ -462,10 +451,7 @@ def laplace_approximation(K, y, solution):
     alpha = solution.alpha[support]
     v = y[support] * alpha
     Lambda = 1.0 / dual_regulariser(alpha)[2]  # (pi^2 + 4 alpha^2) / 8, item 5.11
-    root = np.sqrt(Lambda)
-    B = root[:, None] * K[np.ix_(support, support)] * root[None, :]
-    B[np.diag_indices_from(B)] += 1.0
-    L, _ = _linalg.cholesky(B)
+    L = stable_newton_factor(K[np.ix_(support, support)], np.sqrt(Lambda))
     loss = trigonometric(y[support] * solution.f[support])  # 2 ln sec(pi xi / 4), xi = 1 - y f
     # Chu (5.35): -ln P = 1/2 v_M^T K_M v_M + 2 sum ln sec(pi xi_m / 4) + 1/2 ln|I + K_M Lambda_M|
     value = 0.5 * v @ solution.f[support] + np.sum(loss) + 0.5 * _linalg.log_det(L)
@@ -521,7 +507,7 @@ def evidence_gradient_parts(laplace, dK_M):
 
 # ---------------------------------------------------------------------------- prediction
 def class_probability(mean, var, y=1):
-    r"""Class probability (5.42): the likelihood (5.8) averaged over :math:`\mathcal N(\mu, \sigma^2)`.
+    r"""Class probability (5.42): the likelihood (5.8) averaged over the latent value's Gaussian.
 
     .. math:: P(y\mid\mathbf x) = \tfrac12\operatorname{erfc}\Big(\frac{1 - y\mu}{\sqrt2\sigma}
               \Big) + \int_{-1}^{1}\cos^2\big(\tfrac\pi4(1 - yf)\big)\,\mathcal N(f;\mu,
@@ -536,7 +522,7 @@ def class_probability(mean, var, y=1):
     ----------
     mean, var : ndarray of shape (m,)
         Mean :math:`\mu_t` and variance :math:`\sigma_t^2` of the latent value (5.41).
-    y : {-1, +1}
+    y : {-1, +1}, default=1
         The class whose probability is returned.
 
     Returns
@@ -561,20 +547,22 @@ def class_probability(mean, var, y=1):
 
 
 # ------------------------------------------------------------------------------ estimator
-class BTSVC(ClassifierMixin, BaseEstimator):
+class BTSVC(LatentSignClassifierMixin, ClassifierMixin, BaseEstimator):
     r"""Bayesian trigonometric support vector classifier (Chu 2003, chapter 5).
 
     A Gaussian-process classifier with the trigonometric likelihood (5.8): sparse like an SVM
     (only points with :math:`y f_{MP} < 1` are support vectors), with the evidence (5.35) to
     set the kernel's hyperparameters and class probabilities (5.42) with error bars.
+    ``predict`` gives the more probable class: (5.42) exceeds 1/2 exactly where the latent mean
+    is positive.
 
     Parameters
     ----------
-    kernel : kmlib kernel, optional
+    kernel : kmlib kernel, default=None
         Prior covariance of the latent function; it must carry the bias (a ``Constant`` term)
         itself, since the model has none. A given kernel is used as it is, with all its free
-        hyperparameters (its ``theta``, within its ``bounds``) fitted when ``optimize``. By
-        default the thesis's (5.13), :func:`default_kernel`: ``RBF(lengthscale=sqrt(d),
+        hyperparameters (its ``theta``, within its ``bounds``) fitted when ``optimize``.
+        ``None`` gives the thesis's (5.13), :func:`default_kernel`: ``RBF(lengthscale=sqrt(d),
         variance=kappa0) + Constant(100.0)``, i.e. :math:`\kappa = 1/d` and
         :math:`\kappa_b = 100`, with :math:`\kappa_0` the one of {0.1, 1, 10, 100} with the
         highest evidence, as in section 5.5. The thesis's symbols are :math:`\kappa_l =
@@ -583,25 +571,23 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         length-scale per input, e.g. ``default_kernel(d, kappa0, ard=True)``, which is
         ``RBF(lengthscale=np.full(d, np.sqrt(d)), variance=kappa0) + Constant(100.0)`` with the
         thesis's boxes.
-    optimize : bool
+    optimize : bool, default=True
         Maximise the evidence over ``kernel.theta`` with L-BFGS-B; ``False`` keeps the kernel
         as given (or the default with the best :math:`\kappa_0`).
-    n_restarts : int
+    n_restarts : int, default=0
         Extra L-BFGS-B runs from log hyperparameters drawn uniformly in ``kernel.bounds``; the
         run with the highest evidence wins (the evidence has local optima, item 5.27).
-    tol : float
+    tol : float, default=1e-3
         Tolerance :math:`\tau` of the stopping rule (5.31) of the dual solver.
-    max_iter : int, optional
-        Iteration limit of the dual solver (see :func:`solve_dual`); reaching it warns with
-        ``ConvergenceWarning``.
-    solver : {"newton", "smo"}
+    max_iter : int, default=None
+        Iteration limit of the dual solver; ``None`` is the default of :func:`solve_dual`.
+        Reaching it warns with ``ConvergenceWarning``.
+    solver : {"newton", "smo"}, default="newton"
         The dual solver, see :func:`solve_dual`. Both stop by (5.31).
-    optimizer_max_iter : int
+    optimizer_max_iter : int, default=200
         Iteration limit of each L-BFGS-B run.
-    random_state : int, Generator, RandomState or None
+    random_state : int, Generator, RandomState or None, default=None
         Seed of the restarts.
-    verbose : int
-        1: print the evidence at every evaluation during the fit; 0: silent.
 
     Attributes
     ----------
@@ -630,6 +616,20 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         L-BFGS-B iterations of the best run (0 without optimisation).
     n_evidence_evaluations_ : int
         Evidence evaluations (each one solves the dual), starting values included.
+
+    Examples
+    --------
+    Six points in the plane, three per class, with the thesis's kernel (5.13) fixed:
+
+    >>> import numpy as np
+    >>> from kmlib.btsvc import BTSVC, default_kernel
+    >>> X = np.array([[-2.0, 0.0], [-1.0, 1.0], [-1.0, -1.0], [1.0, 1.0], [1.0, -1.0], [2.0, 0.0]])
+    >>> y = np.array([0, 0, 0, 1, 1, 1])
+    >>> model = BTSVC(kernel=default_kernel(2), optimize=False, tol=1e-8).fit(X, y)
+    >>> model.predict([[-0.5, 0.0], [0.5, 0.0]])
+    array([0, 1])
+    >>> print(np.round(model.predict_proba([[0.5, 0.0]]), 3))
+    [[0.306 0.694]]
     """
 
     def __init__(
@@ -642,7 +642,6 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         solver="newton",
         optimizer_max_iter=200,
         random_state=None,
-        verbose=0,
     ):
         self.kernel = kernel
         self.optimize = optimize
@@ -652,7 +651,6 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         self.solver = solver
         self.optimizer_max_iter = optimizer_max_iter
         self.random_state = random_state
-        self.verbose = verbose
 
     # ------------------------------------------------------------------ checks and evidence
     def _check_params(self):
@@ -662,7 +660,6 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         if self.max_iter is not None:
             check_positive_int(self.max_iter, "max_iter")
         check_optimizer_settings(self)
-        check_non_negative_int(self.verbose, "verbose", allow_bool=True)
         if self.kernel is not None:
             check_kernel(self.kernel, default_kernel, callables=False)  # the kind, at fit time
 
@@ -673,16 +670,6 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         self._warm_start = solution.alpha
         laplace = laplace_approximation(K, y, solution)
         self.n_evidence_evaluations_ += 1
-        if self.verbose:
-            values = ", ".join(
-                f"{name} {value:.4g}"
-                for name, value in zip(kernel.theta_names, np.exp(kernel.theta))
-            )
-            print(
-                f"BTSVC evidence {self.n_evidence_evaluations_}: {values}: "
-                f"-ln P = {-laplace.log_evidence:.4f}, {laplace.support.size} SVs, "
-                f"{solution.n_iter} {self.solver} iterations"
-            )
         if not with_gradient:
             return solution, laplace
         if laplace.support.size == 0:  # no support vectors: ln P does not depend on the kernel
@@ -719,8 +706,10 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array_like of shape (n, d)
+            Training inputs.
         y : array_like of shape (n,)
-            Exactly two distinct labels.
+            Their labels, exactly two distinct values; the second in sorted order
+            (``classes_[1]``) plays :math:`y = +1` in (5.8).
 
         Returns
         -------
@@ -741,18 +730,14 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         kernel = self._initial_kernel(X, y_pm)
         self.optimizer_n_iter_ = 0
         if self.optimize and kernel.theta.size:
-            result = maximise_evidence(
+            kernel.theta = fit_hyperparameters(
+                self,
                 lambda theta: self._log_evidence_at(kernel, theta, X, y_pm),
                 kernel.theta,
                 kernel.bounds,
                 kernel.theta_names,
-                model="BTSVC",
-                n_restarts=self.n_restarts,
-                random_state=self.random_state,
-                max_iter=self.optimizer_max_iter,
+                stacklevel=4,  # warnings name the caller of fit, which calls _fit
             )
-            kernel.theta = result.x
-            self.optimizer_n_iter_ = int(result.nit)
         self._warm_start = None  # the final MAP from zero depends on the hyperparameters only
         warn_if_constant(evaluate_kernel(kernel, X), "BTSVC")
         solution, laplace = self._evidence(kernel, X, y_pm, False)
@@ -779,6 +764,12 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
+        return in_blocks(
+            self._latent_moments, X, self.support_vectors_.shape[0], arrays=2.0, kernel=self.kernel_
+        )
+
+    def _latent_moments(self, X):
+        """:meth:`latent_mean_and_variance` at validated rows."""
         k = evaluate_kernel(self.kernel_, self.support_vectors_, X)
         mean = self.dual_coef_ @ k  # mu_t = v_M^T k_M
         # sigma_t^2 = k(x, x) - k_M^T (Lambda^-1 + K_M)^-1 k_M
@@ -800,9 +791,19 @@ class BTSVC(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (m,)
         """
+        return self._latent_mean(X)
+
+    def _latent_mean(self, X):
+        """Latent mean :math:`\\mu_t = \\mathbf v_M^T\\mathbf k_M` (5.41) alone, shape (m,)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self.dual_coef_ @ evaluate_kernel(self.kernel_, self.support_vectors_, X)
+        support = self.support_vectors_
+        return in_blocks(
+            lambda rows: self.dual_coef_ @ evaluate_kernel(self.kernel_, support, rows),
+            X,
+            support.shape[0],
+            kernel=self.kernel_,
+        )
 
     def predict_proba(self, X):
         """Class probabilities (5.42).
@@ -817,28 +818,10 @@ class BTSVC(ClassifierMixin, BaseEstimator):
             Columns in the order of ``classes_``.
         """
         mean, var = self.latent_mean_and_variance(X)
-        p_positive = class_probability(mean, var, y=1)
+        p_positive = in_blocks(  # (m, 64) arrays at the quadrature nodes: in blocks as well
+            lambda mean, var: class_probability(mean, var, y=1),
+            (mean, var),
+            GAUSS_LEGENDRE_NODES.size,
+            arrays=6.0,
+        )
         return np.column_stack([1.0 - p_positive, p_positive])
-
-    def predict(self, X):
-        """The more probable class: (5.42) exceeds 1/2 exactly where the latent mean is positive.
-
-        Parameters
-        ----------
-        X : array_like of shape (m, d)
-
-        Returns
-        -------
-        labels : ndarray of shape (m,)
-        """
-        positive = self.decision_function(X) > 0
-        return self.classes_[positive.astype(int)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
-
-def __getattr__(name):
-    return module_alias(__name__, name, {"DualSolution": "TrigonometricDualSolution"}, globals())

@@ -80,12 +80,13 @@ def sinusoid(n=10, noise_std=0.3, random_state=None, evenly_spaced=False):
 
     Parameters
     ----------
-    n : int
+    n : int, default=10
         Number of points.
-    noise_std : float
+    noise_std : float, default=0.3
         Standard deviation of the Gaussian noise on the targets.
-    random_state : int, Generator or None
-    evenly_spaced : bool
+    random_state : int, Generator or None, default=None
+        Seed or generator; ``None`` draws fresh entropy.
+    evenly_spaced : bool, default=False
         Put the inputs at ``linspace(0, 1, n)`` (the variant of PRML chapter 1) instead of
         drawing them uniformly.
 
@@ -95,6 +96,16 @@ def sinusoid(n=10, noise_std=0.3, random_state=None, evenly_spaced=False):
         Inputs, sorted.
     t : ndarray of shape (n,)
         Targets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.datasets import sinusoid
+    >>> x, t = sinusoid(10, random_state=0)
+    >>> x.shape, t.shape
+    ((10,), (10,))
+    >>> bool(np.all(np.diff(x) >= 0))
+    True
     """
     rng = as_generator(random_state)
     x = np.linspace(0.0, 1.0, n) if evenly_spaced else np.sort(rng.uniform(0.0, 1.0, n))
@@ -135,15 +146,24 @@ def two_class(n=200, random_state=None):
 
     Parameters
     ----------
-    n : int
+    n : int, default=200
         Number of points.
-    random_state : int, Generator or None
+    random_state : int, Generator or None, default=None
+        Seed or generator; ``None`` draws fresh entropy.
 
     Returns
     -------
     X : ndarray of shape (n, 2)
+        Points in the plane.
     t : ndarray of shape (n,)
-        Labels in {0, 1}.
+        Labels in {0, 1}, integers.
+
+    Examples
+    --------
+    >>> from kmlib.datasets import two_class
+    >>> X, t = two_class(200, random_state=0)
+    >>> X.shape, sorted(set(t.tolist()))
+    ((200, 2), [0, 1])
     """
     rng = as_generator(random_state)
     t = rng.integers(2, size=n)
@@ -159,16 +179,32 @@ def two_class_posterior(X):
     Parameters
     ----------
     X : array_like of shape (m, 2)
+        Points in the plane.
 
     Returns
     -------
     p : ndarray of shape (m,)
         The Bayes-optimal boundary is the contour ``p = 0.5``.
+
+    Examples
+    --------
+    Low at the centre of class 0, high at the centres of the two components of class 1:
+
+    >>> import numpy as np
+    >>> from kmlib.datasets import two_class_posterior
+    >>> np.round(two_class_posterior([[0.0, 0.0], [-1.5, 1.0], [1.5, -0.5]]), 3)
+    array([0.   , 0.999, 0.991])
     """
+    X = _points_in_plane(X)
+    return expit(_log_density(_CLASS1, X) - _log_density(_CLASS0, X))
+
+
+def _points_in_plane(X):
+    """``X`` as a float64 array of shape (m, 2), or a ValueError naming ``X``."""
     X = as_inputs(X, "X")
     if X.shape[1] != 2:
         raise ValueError(f"X must have 2 columns; got {X.shape[1]}")
-    return expit(_log_density(_CLASS1, X) - _log_density(_CLASS0, X))
+    return X
 
 
 def ard_toy(n=100, random_state=None):
@@ -179,13 +215,24 @@ def ard_toy(n=100, random_state=None):
 
     Parameters
     ----------
-    n : int
-    random_state : int, Generator or None
+    n : int, default=100
+        Number of points.
+    random_state : int, Generator or None, default=None
+        Seed or generator; ``None`` draws fresh entropy.
 
     Returns
     -------
     X : ndarray of shape (n, 3)
+        The relevant input, its noisy copy and the irrelevant input.
     t : ndarray of shape (n,)
+        Targets.
+
+    Examples
+    --------
+    >>> from kmlib.datasets import ard_toy
+    >>> X, t = ard_toy(100, random_state=0)
+    >>> X.shape, t.shape
+    ((100, 3), (100,))
     """
     rng = as_generator(random_state)
     x1 = rng.uniform(0.0, 1.0, n)
@@ -208,9 +255,9 @@ def sinc(
     r"""Noisy samples of :math:`\operatorname{sinc}(x) = \sin|x|/|x|` on [−10, 10] (Chu 4.5.1).
 
     The inputs are uniform on [−10, 10] and the clean target is the unnormalised sinc, with value
-    1 at :math:`x = 0` (``np.sinc(x / pi)`` up to rounding). The thesis corrupts it with noise drawn from the
-    SILF density (2.31) at :math:`(C, \epsilon, \beta) = (10, 0.1, 0.3)`, whose variance (2.33) is
-    0.026785, using the inverse-distribution sampler of its Appendix F
+    1 at :math:`x = 0` (``np.sinc(x / pi)`` up to rounding). The thesis corrupts it with noise
+    drawn from the SILF density (2.31) at :math:`(C, \epsilon, \beta) = (10, 0.1, 0.3)`, whose
+    variance (2.33) is 0.026785, using the inverse-distribution sampler of its Appendix F
     (:func:`kmlib.losses.silf_noise`); for its Figure 4.2 it uses Gaussian noise of variance
     0.04 instead.
 
@@ -218,13 +265,18 @@ def sinc(
     ----------
     n : int
         Number of points.
-    random_state : int, Generator or None
-    noise : {"silf", "gaussian", None}
+    random_state : int, Generator or None, default=None
+        Seed or generator; ``None`` draws fresh entropy.
+    noise : {"silf", "gaussian", None}, default="silf"
         Noise model: SILF noise with parameters ``C, epsilon, beta``, Gaussian noise of variance
         ``noise_variance``, or none (clean targets, as for the test sets of Figure 4.2).
-    C, epsilon, beta : float
-        SILF noise parameters (used with ``noise="silf"``).
-    noise_variance : float
+    C : float, default=10.0
+        SILF noise parameter :math:`C` (used with ``noise="silf"``).
+    epsilon : float, default=0.1
+        SILF noise parameter :math:`\epsilon` (used with ``noise="silf"``).
+    beta : float, default=0.3
+        SILF noise parameter :math:`\beta` (used with ``noise="silf"``).
+    noise_variance : float, default=0.04
         Variance of the Gaussian noise (used with ``noise="gaussian"``).
 
     Returns
@@ -233,6 +285,17 @@ def sinc(
         Inputs, in the order drawn (not sorted).
     t : ndarray of shape (n,)
         Targets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.datasets import sinc
+    >>> x, t = sinc(100, random_state=0)
+    >>> x.shape, t.shape
+    ((100,), (100,))
+    >>> x, t = sinc(5, random_state=0, noise=None)
+    >>> np.allclose(t, np.sinc(x / np.pi))
+    True
     """
     if noise not in ("silf", "gaussian", None):
         raise ValueError(f"noise must be 'silf', 'gaussian' or None; got {noise!r}")
@@ -275,10 +338,11 @@ def robot_arm(n=600, random_state=None, extra_inputs=False):
 
     Parameters
     ----------
-    n : int
+    n : int, default=600
         Number of points.
-    random_state : int, Generator or None
-    extra_inputs : bool
+    random_state : int, Generator or None, default=None
+        Seed or generator; ``None`` draws fresh entropy.
+    extra_inputs : bool, default=False
         Return the six-input variant.
 
     Returns
@@ -287,6 +351,15 @@ def robot_arm(n=600, random_state=None, extra_inputs=False):
         Joint angles (and, for six inputs, the noisy copies and the noise inputs).
     Y : ndarray of shape (n, 2)
         Noisy positions :math:`(y_1, y_2)`.
+
+    Examples
+    --------
+    >>> from kmlib.datasets import robot_arm
+    >>> X, Y = robot_arm(random_state=0)
+    >>> X.shape, Y.shape
+    ((600, 2), (600, 2))
+    >>> robot_arm(random_state=0, extra_inputs=True)[0].shape
+    (600, 6)
     """
     rng = as_generator(random_state)
     sign = np.where(rng.uniform(0.0, 1.0, n) < 0.5, -1.0, 1.0)
@@ -309,8 +382,9 @@ def chu_classification_1d(random_state=None, outlier=False):
 
     Parameters
     ----------
-    random_state : int, Generator or None
-    outlier : bool
+    random_state : int, Generator or None, default=None
+        Seed or generator; ``None`` draws fresh entropy.
+    outlier : bool, default=False
         Append the mislabelled point (the thesis's "outlier case").
 
     Returns
@@ -319,6 +393,13 @@ def chu_classification_1d(random_state=None, outlier=False):
         Class +1 first, then class −1, then the outlier.
     y : ndarray of shape (100,) or (101,)
         Labels in {−1, +1}.
+
+    Examples
+    --------
+    >>> from kmlib.datasets import chu_classification_1d
+    >>> X, y = chu_classification_1d(random_state=0, outlier=True)
+    >>> X.shape, float(X[-1, 0]), float(y[-1])
+    ((101, 1), -2.0, -1.0)
     """
     rng = as_generator(random_state)
     x = np.concatenate([-2.0 + rng.standard_normal(50), 2.0 + rng.standard_normal(50)])
@@ -353,13 +434,22 @@ def chu_classification_2d(n, random_state=None):
     ----------
     n : int
         Number of points.
-    random_state : int, Generator or None
+    random_state : int, Generator or None, default=None
+        Seed or generator; ``None`` draws fresh entropy.
 
     Returns
     -------
     X : ndarray of shape (n, 2)
+        Points in the plane.
     y : ndarray of shape (n,)
-        Labels in {−1, +1}.
+        Labels in {−1, +1}, floats.
+
+    Examples
+    --------
+    >>> from kmlib.datasets import chu_classification_2d
+    >>> X, y = chu_classification_2d(1000, random_state=0)
+    >>> X.shape, sorted(set(y.tolist()))
+    ((1000, 2), [-1.0, 1.0])
     """
     rng = as_generator(random_state)
     y = np.where(rng.uniform(0.0, 1.0, n) < 0.5, 1.0, -1.0)
@@ -377,14 +467,22 @@ def chu_classification_2d_posterior(X):
     Parameters
     ----------
     X : array_like of shape (m, 2)
+        Points in the plane.
 
     Returns
     -------
     p : ndarray of shape (m,)
+
+    Examples
+    --------
+    High at the mean of class +1, low at the mean of class −1:
+
+    >>> import numpy as np
+    >>> from kmlib.datasets import chu_classification_2d_posterior
+    >>> np.round(chu_classification_2d_posterior([[-2.0, 0.0], [2.0, 0.0]]), 3)
+    array([0.982, 0.   ])
     """
-    X = as_inputs(X, "X")
-    if X.shape[1] != 2:
-        raise ValueError(f"X must have 2 columns; got {X.shape[1]}")
+    X = _points_in_plane(X)
     return expit(_diagonal_log_density(X, *_CHU_PLUS) - _diagonal_log_density(X, *_CHU_MINUS))
 
 
@@ -404,6 +502,12 @@ def chu_classification_2d_bayes_error():
     Returns
     -------
     error : float
+
+    Examples
+    --------
+    >>> from kmlib.datasets import chu_classification_2d_bayes_error
+    >>> round(chu_classification_2d_bayes_error(), 4)
+    0.0464
     """
     (m_plus, v_plus), (m_minus, v_minus) = _CHU_PLUS, _CHU_MINUS
     s_plus, s_minus = np.sqrt(v_plus), np.sqrt(v_minus)
@@ -464,6 +568,7 @@ def raetsch_benchmark(name):
     Parameters
     ----------
     name : {"banana", "breast", "diabetis", "german", "heart", "splice", "thyroid", "titanic"}
+        The data set (:data:`RAETSCH_SHIPPED`).
 
     Returns
     -------
@@ -471,6 +576,16 @@ def raetsch_benchmark(name):
         Inputs, float64.
     y : ndarray of shape (n,)
         Labels in {-1, +1}, float64.
+
+    Examples
+    --------
+    >>> from kmlib.datasets import raetsch_benchmark, raetsch_splits, RAETSCH_SIZES
+    >>> X, y = raetsch_benchmark("heart")
+    >>> X.shape, sorted(set(y.tolist()))
+    ((270, 13), [-1.0, 1.0])
+    >>> train, test = raetsch_splits(len(y), *RAETSCH_SIZES["heart"], random_state=0)[0]
+    >>> train.shape, test.shape
+    ((170,), (100,))
     """
     if name not in RAETSCH_SHIPPED:
         raise ValueError(
@@ -483,9 +598,11 @@ def raetsch_benchmark(name):
     return data[:, :-1], data[:, -1]
 
 
-def _balanced_labels(n, rng):
-    """Labels +1 / -1, each with probability 1/2 (Breiman's equal priors)."""
-    return np.where(rng.random(n) < 0.5, 1.0, -1.0)
+def _balanced_labels(n, random_state):
+    """A generator from ``random_state`` and ``n`` labels +1 / -1 drawn with it, each with
+    probability 1/2 (Breiman's equal priors)."""
+    rng = as_generator(random_state)
+    return rng, np.where(rng.random(n) < 0.5, 1.0, -1.0)
 
 
 def twonorm(n=7400, random_state=None, d=20):
@@ -498,20 +615,32 @@ def twonorm(n=7400, random_state=None, d=20):
 
     Parameters
     ----------
-    n : int
-        Number of points.
-    random_state : int, Generator, RandomState or None
-    d : int
-        Input dimension (20 in Breiman and in Rätsch's benchmark).
+    n : int, default=7400
+        Number of points (Rätsch's benchmark draws 400 for training and 7000 for testing).
+    random_state : int, Generator, RandomState or None, default=None
+        Seed or generator; ``None`` draws fresh entropy.
+    d : int, default=20
+        Input dimension. The mean offset :math:`a` stays at :math:`2/\sqrt{20}`, so the
+        classes separate better as ``d`` grows.
 
     Returns
     -------
     X : ndarray of shape (n, d)
+        Points of both classes, in the order drawn.
     y : ndarray of shape (n,)
-        Labels in {-1, +1}.
+        Labels in {-1, +1}: the sign of the mean each point was drawn around.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.datasets import twonorm
+    >>> X, y = twonorm(400, random_state=0)
+    >>> X.shape, sorted(set(y.tolist()))
+    ((400, 20), [-1.0, 1.0])
+    >>> bool(np.mean(np.sign(X.sum(axis=1)) == y) > 0.9)  # the Bayes rule
+    True
     """
-    rng = as_generator(random_state)
-    y = _balanced_labels(n, rng)
+    rng, y = _balanced_labels(n, random_state)
     a = 2.0 / np.sqrt(20.0)
     X = rng.standard_normal((n, d)) + a * y[:, None]
     return X, y
@@ -526,20 +655,29 @@ def ringnorm(n=7400, random_state=None, d=20):
 
     Parameters
     ----------
-    n : int
-        Number of points.
-    random_state : int, Generator, RandomState or None
-    d : int
-        Input dimension (20 in Breiman and in Rätsch's benchmark).
+    n : int, default=7400
+        Size of the sample, both classes together.
+    random_state : int, Generator, RandomState or None, default=None
+        Seed or generator; ``None`` draws fresh entropy.
+    d : int, default=20
+        Number of input dimensions (Breiman and Rätsch use 20); the shift :math:`a` does not
+        depend on it.
 
     Returns
     -------
     X : ndarray of shape (n, d)
+        The sample, in the order drawn.
     y : ndarray of shape (n,)
-        Labels in {-1, +1}.
+        +1 for the wide Gaussian, -1 for the narrow one.
+
+    Examples
+    --------
+    >>> from kmlib.datasets import ringnorm
+    >>> X, y = ringnorm(400, random_state=0, d=10)
+    >>> X.shape, sorted(set(y.tolist()))
+    ((400, 10), [-1.0, 1.0])
     """
-    rng = as_generator(random_state)
-    y = _balanced_labels(n, rng)
+    rng, y = _balanced_labels(n, random_state)
     a = 1.0 / np.sqrt(20.0)
     Z = rng.standard_normal((n, d))
     X = np.where(y[:, None] > 0, 2.0 * Z, Z + a)
@@ -555,6 +693,14 @@ def waveform_bases():
     Returns
     -------
     H : ndarray of shape (3, 21)
+        One base wave a row, :math:`h_1, h_2, h_3`.
+
+    Examples
+    --------
+    >>> from kmlib.datasets import waveform_bases
+    >>> H = waveform_bases()
+    >>> H.shape, (H.argmax(axis=1) + 1).tolist()
+    ((3, 21), [7, 15, 11])
     """
     i = np.arange(1, 22, dtype=np.float64)
     return np.stack([np.maximum(6.0 - np.abs(i - peak), 0.0) for peak in (7.0, 15.0, 11.0)])
@@ -576,12 +722,13 @@ def waveform(n=5000, random_state=None, positive_class=2, return_classes=False):
 
     Parameters
     ----------
-    n : int
+    n : int, default=5000
         Number of points.
-    random_state : int, Generator, RandomState or None
-    positive_class : {1, 2, 3}
+    random_state : int, Generator, RandomState or None, default=None
+        Seed or generator; ``None`` draws fresh entropy.
+    positive_class : {1, 2, 3}, default=2
         The class labelled :math:`+1`.
-    return_classes : bool
+    return_classes : bool, default=False
         Also return the three-class labels 1, 2, 3.
 
     Returns
@@ -591,6 +738,16 @@ def waveform(n=5000, random_state=None, positive_class=2, return_classes=False):
         Labels in {-1, +1}.
     classes : ndarray of shape (n,), int
         Only with ``return_classes``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.datasets import waveform
+    >>> X, y, classes = waveform(300, random_state=0, return_classes=True)
+    >>> X.shape, sorted(set(classes.tolist()))
+    ((300, 21), [1, 2, 3])
+    >>> bool(np.all((y == 1) == (classes == 2)))
+    True
     """
     if positive_class not in (1, 2, 3):
         raise ValueError(f"positive_class must be 1, 2 or 3; got {positive_class!r}")
@@ -619,14 +776,24 @@ def raetsch_splits(n_samples, n_train, n_test, n_splits=100, random_state=None):
         Size of the pool.
     n_train, n_test : int
         Sizes of the two parts; ``n_train + n_test <= n_samples``.
-    n_splits : int
+    n_splits : int, default=100
         Number of partitions.
-    random_state : int, Generator, RandomState or None
+    random_state : int, Generator, RandomState or None, default=None
+        Seed or generator; ``None`` draws fresh entropy.
 
     Returns
     -------
     list of (train, test)
         ``n_splits`` pairs of index arrays of shapes (n_train,) and (n_test,).
+
+    Examples
+    --------
+    >>> from kmlib.datasets import raetsch_splits
+    >>> splits = raetsch_splits(10, 6, 4, n_splits=3, random_state=0)
+    >>> len(splits), [part.shape for part in splits[0]]
+    (3, [(6,), (4,)])
+    >>> sorted(splits[0][0].tolist() + splits[0][1].tolist()) == list(range(10))
+    True
     """
     if n_train < 1 or n_test < 1 or n_train + n_test > n_samples:
         raise ValueError(
@@ -652,6 +819,13 @@ def santafe_laser():
     -------
     series : ndarray of shape (1100,)
         Laser intensity, integers 0-255 stored as float64.
+
+    Examples
+    --------
+    >>> from kmlib.datasets import santafe_laser
+    >>> series = santafe_laser()
+    >>> series.shape, bool(series.min() >= 0 and series.max() <= 255)
+    ((1100,), True)
     """
     path = resources.files("kmlib") / "data" / "santafe_laser_a.txt"
     with resources.as_file(path) as file:
@@ -663,6 +837,14 @@ def _shipped_table(filename):
     path = resources.files("kmlib") / "data" / filename
     lines = path.read_text(encoding="utf-8").strip().splitlines()
     return lines[0].split(","), [line.split(",") for line in lines[1:]]
+
+
+def _numeric_table(filename):
+    """Inputs, target (the last column) and input names of an all-numeric CSV file in
+    ``kmlib/data``."""
+    header, rows = _shipped_table(filename)
+    table = np.array(rows, dtype=np.float64)
+    return table[:, :-1], table[:, -1], header[:-1]
 
 
 def boston_housing():
@@ -678,10 +860,15 @@ def boston_housing():
     y : ndarray of shape (506,)
         medv, the target.
     feature_names : list of str, length 13
+
+    Examples
+    --------
+    >>> from kmlib.datasets import boston_housing
+    >>> X, y, names = boston_housing()
+    >>> X.shape, y.shape, names[:3]
+    ((506, 13), (506,), ['crim', 'zn', 'indus'])
     """
-    header, rows = _shipped_table("boston_housing.csv")
-    table = np.array(rows, dtype=np.float64)
-    return table[:, :-1], table[:, -1], header[:-1]
+    return _numeric_table("boston_housing.csv")
 
 
 def abalone():
@@ -699,6 +886,13 @@ def abalone():
     y : ndarray of shape (4177,)
         rings, the target.
     feature_names : list of str, length 10
+
+    Examples
+    --------
+    >>> from kmlib.datasets import abalone
+    >>> X, y, names = abalone()
+    >>> X.shape, names[:4]
+    ((4177, 10), ['sex_M', 'sex_F', 'sex_I', 'length'])
     """
     header, rows = _shipped_table("abalone.csv")
     sex = np.array([row[0] for row in rows])
@@ -724,10 +918,15 @@ def computer_activity():
     y : ndarray of shape (8192,)
         usr, the target (percent).
     feature_names : list of str, length 12
+
+    Examples
+    --------
+    >>> from kmlib.datasets import computer_activity
+    >>> X, y, names = computer_activity()
+    >>> X.shape, names[:3]
+    ((8192, 12), ['lread', 'lwrite', 'scall'])
     """
-    header, rows = _shipped_table("computer_activity.csv")
-    table = np.array(rows, dtype=np.float64)
-    return table[:, :-1], table[:, -1], header[:-1]
+    return _numeric_table("computer_activity.csv")
 
 
 def crabs(include_sex=False):
@@ -741,7 +940,7 @@ def crabs(include_sex=False):
 
     Parameters
     ----------
-    include_sex : bool
+    include_sex : bool, default=False
         Append the sex as a sixth input, 1 for male and 0 for female.
 
     Returns
@@ -752,6 +951,15 @@ def crabs(include_sex=False):
     y : ndarray of shape (200,), str
         The species (colour form), ``"B"`` (blue) or ``"O"`` (orange).
     feature_names : list of str, length 5 or 6
+
+    Examples
+    --------
+    >>> from kmlib.datasets import crabs
+    >>> X, y, names = crabs()
+    >>> X.shape, sorted(set(y.tolist())), names
+    ((200, 5), ['B', 'O'], ['FL', 'RW', 'CL', 'CW', 'BD'])
+    >>> crabs(include_sex=True)[2][-1]
+    'male'
     """
     header, rows = _shipped_table("crabs.csv")
     measured = np.array([row[3:] for row in rows], dtype=np.float64)
@@ -779,6 +987,13 @@ def forensic_glass():
         (vehicle window, 17), ``"Con"`` (container, 13), ``"Tabl"`` (tableware, 9) or
         ``"Head"`` (vehicle headlamp, 29).
     feature_names : list of str, length 9
+
+    Examples
+    --------
+    >>> from kmlib.datasets import forensic_glass
+    >>> X, y, names = forensic_glass()
+    >>> X.shape, sorted(set(y.tolist()))
+    ((214, 9), ['Con', 'Head', 'Tabl', 'Veh', 'WinF', 'WinNF'])
     """
     header, rows = _shipped_table("forensic_glass.csv")
     X = np.array([row[:-1] for row in rows], dtype=np.float64)

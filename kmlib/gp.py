@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, clone
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from . import _evidence, _linalg
-from ._deprecated import DEPRECATED, renamed_attribute, renamed_parameter, warn_renamed
-from ._evidence import EvidenceMixin, check_optimizer_settings
+from . import _linalg
+from ._chunks import in_blocks
+from ._evidence import EvidenceMixin, check_optimizer_settings, fit_hyperparameters
 from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal, warn_if_constant
-from ._validation import as_generator, as_inputs, check_positive
+from ._validation import as_generator, as_inputs, check_positive, validate_data
 from .kernels import RBF
 
 __all__ = ["GaussianProcessRegressor"]
@@ -43,24 +43,22 @@ class GaussianProcessRegressor(EvidenceMixin, RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    kernel : kmlib kernel, optional
-        Covariance :math:`k(\mathbf x, \mathbf x')` of the latent function. Default
+    kernel : kmlib kernel, default=None
+        Covariance :math:`k(\mathbf x, \mathbf x')` of the latent function; ``None`` gives
         ``RBF(lengthscale=1.0, variance=1.0)``.
-    noise_variance : float
+    noise_variance : float, default=1.0
         Noise variance :math:`\beta^{-1}` of (6.58); the starting value when optimised.
-    noise_variance_bounds : (float, float) or "fixed"
+    noise_variance_bounds : (float, float) or "fixed", default=(1e-8, 1e3)
         Range of ``noise_variance`` during optimisation, or ``"fixed"`` to keep it.
-    optimize : bool
+    optimize : bool, default=True
         Fit the kernel hyperparameters and the noise level by maximising the log evidence
         (6.69). With ``False`` the given values are used as they are.
-    n_restarts : int
+    n_restarts : int, default=0
         Extra optimiser runs from starting points drawn log-uniformly inside the bounds.
-    random_state : int, Generator, RandomState or None
+    random_state : int, Generator, RandomState or None, default=None
         Seed of the restarts.
-    optimizer_max_iter : int
+    optimizer_max_iter : int, default=200
         Iteration limit of each L-BFGS-B run.
-    max_iter : int
-        Deprecated name of ``optimizer_max_iter``.
 
     Attributes
     ----------
@@ -83,9 +81,21 @@ class GaussianProcessRegressor(EvidenceMixin, RegressorMixin, BaseEstimator):
         Their names.
     optimizer_n_iter_ : int
         L-BFGS-B iterations of the best run (0 without optimisation).
-    """
 
-    n_iter_ = renamed_attribute("n_iter_", "optimizer_n_iter_")
+    Examples
+    --------
+    Six noise-free samples of a sine, with the hyperparameters fixed:
+
+    >>> import numpy as np
+    >>> from kmlib.gp import GaussianProcessRegressor
+    >>> from kmlib.kernels import RBF
+    >>> X = np.linspace(0.0, 1.0, 6)[:, np.newaxis]
+    >>> y = np.sin(2 * np.pi * X[:, 0])
+    >>> gp = GaussianProcessRegressor(RBF(lengthscale=0.3), noise_variance=0.01, optimize=False)
+    >>> mean, std = gp.fit(X, y).predict([[0.25], [0.6]], return_std=True)
+    >>> print(np.round(mean, 3), np.round(std, 3))
+    [ 0.976 -0.594] [0.087 0.086]
+    """
 
     def __init__(
         self,
@@ -96,7 +106,6 @@ class GaussianProcessRegressor(EvidenceMixin, RegressorMixin, BaseEstimator):
         n_restarts=0,
         random_state=None,
         optimizer_max_iter=200,
-        max_iter=DEPRECATED,
     ):
         self.kernel = kernel
         self.noise_variance = noise_variance
@@ -105,7 +114,6 @@ class GaussianProcessRegressor(EvidenceMixin, RegressorMixin, BaseEstimator):
         self.n_restarts = n_restarts
         self.random_state = random_state
         self.optimizer_max_iter = optimizer_max_iter
-        self.max_iter = max_iter
 
     # ------------------------------------------------------------------ hyperparameters
     def _noise_is_fixed(self):
@@ -188,7 +196,10 @@ class GaussianProcessRegressor(EvidenceMixin, RegressorMixin, BaseEstimator):
         Parameters
         ----------
         X : array_like of shape (n, d)
+            Training inputs.
         y : array_like of shape (n,)
+            Targets :math:`\\mathbf t`, modelled as :math:`\\mathcal N(\\mathbf 0, \\mathbf C_N)`
+            (6.61).
 
         Returns
         -------
@@ -198,9 +209,7 @@ class GaussianProcessRegressor(EvidenceMixin, RegressorMixin, BaseEstimator):
         kernel = check_kernel(self.kernel, RBF, callables=False)
         noise = float(check_positive(self.noise_variance, "noise_variance"))
         self._noise_is_fixed()  # validates noise_variance_bounds
-        max_iter = check_optimizer_settings(
-            self, renamed_parameter(self, "max_iter", "optimizer_max_iter")[1]
-        )
+        check_optimizer_settings(self)
         self.X_train_, self.y_train_ = X, y
         self.kernel_, self.noise_variance_ = kernel, noise  # the starting point
         self.optimizer_n_iter_ = 0
@@ -208,19 +217,15 @@ class GaussianProcessRegressor(EvidenceMixin, RegressorMixin, BaseEstimator):
             theta0, bounds = self._theta_and_bounds(kernel, noise)
             if theta0.size:
                 noise_name = [] if self._noise_is_fixed() else ["noise_variance"]
-                result = _evidence.maximise_evidence(
+                theta = fit_hyperparameters(
+                    self,
                     lambda theta: self._log_evidence_at(theta, eval_gradient=True),
                     theta0,
                     bounds,
                     list(kernel.theta_names) + noise_name,
-                    model="GaussianProcessRegressor",
-                    n_restarts=self.n_restarts,
-                    random_state=self.random_state,
-                    max_iter=max_iter,
                     hint="raise the lower bound of noise_variance_bounds or check the kernel",
                 )
-                kernel, noise = self._unpack(result.x, kernel, noise)
-                self.optimizer_n_iter_ = int(result.nit)
+                kernel, noise = self._unpack(theta, kernel, noise)
         self.kernel_ = kernel
         self.noise_variance_ = noise
         self.theta_ = self._theta_and_bounds(kernel, noise)[0]
@@ -238,11 +243,11 @@ class GaussianProcessRegressor(EvidenceMixin, RegressorMixin, BaseEstimator):
         Parameters
         ----------
         X : array_like of shape (m, d)
-        return_std : bool
+        return_std : bool, default=False
             Also return the predictive standard deviation at each point.
-        return_cov : bool
+        return_cov : bool, default=False
             Also return the joint predictive covariance (Exercise 6.22).
-        include_noise : bool
+        include_noise : bool, default=False
             ``True`` gives the distribution of a new target :math:`t` (adds
             :math:`\beta^{-1}`, exactly (6.67)); ``False`` that of the latent :math:`y(\mathbf
             x)`, as scikit-learn reports it.
@@ -259,16 +264,34 @@ class GaussianProcessRegressor(EvidenceMixin, RegressorMixin, BaseEstimator):
         if return_std and return_cov:
             raise ValueError("ask for return_std or return_cov, not both")
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        Ks = evaluate_kernel(self.kernel_, X, self.X_train_)  # k of (6.65), one row per test point
-        mean = Ks @ self.dual_coef_  # PRML (6.66)
-        if not (return_std or return_cov):
-            return mean
-        V = _linalg.solve_lower(self.L_, Ks.T)  # v = L^-1 k
         noise = self.noise_variance_ if include_noise else 0.0
-        if return_cov:
+        if return_cov:  # an (m, m) result: one block
+            mean, V = self._moments(X, "v")
             cov = evaluate_kernel(self.kernel_, X) - V.T @ V  # Exercise 6.22
             cov[np.diag_indices_from(cov)] += noise
             return mean, cov
+        second = "std" if return_std else None
+        return in_blocks(
+            lambda rows: self._moments(rows, second, noise),
+            X,
+            self.X_train_.shape[0],
+            arrays=1.0 if return_std else 0.0,
+            kernel=self.kernel_,
+        )
+
+    def _moments(self, X, second=None, noise=0.0):
+        r"""Predictive mean (6.66) at validated rows, and what ``second`` names.
+
+        ``second="std"``: the standard deviation (6.67), with ``noise`` added to the variance;
+        ``"v"``: the vectors :math:`\mathbf v = \mathbf L^{-1}\mathbf k`, shape (n, m).
+        """
+        Ks = evaluate_kernel(self.kernel_, X, self.X_train_)  # k of (6.65), one row per test point
+        mean = Ks @ self.dual_coef_  # PRML (6.66)
+        if second is None:
+            return mean
+        V = _linalg.solve_lower(self.L_, Ks.T)  # v = L^-1 k
+        if second == "v":
+            return mean, V
         var = kernel_diagonal(self.kernel_, X) - np.einsum("ij,ij->j", V, V)  # PRML (6.67)
         # round-off can push c - v^T v a hair below zero far from the data's span
         np.maximum(var, 0.0, out=var)
@@ -282,12 +305,16 @@ class GaussianProcessRegressor(EvidenceMixin, RegressorMixin, BaseEstimator):
         Parameters
         ----------
         X : array_like of shape (m, d)
-        n_samples : int
-        random_state : int, Generator, RandomState or None
+            Inputs at which the functions are drawn.
+        n_samples : int, default=1
+            Number of functions drawn from the prior.
+        random_state : int, Generator, RandomState or None, default=None
+            Seed of the draws.
 
         Returns
         -------
         samples : ndarray of shape (m, n_samples)
+            One function per column, its values at ``X``.
         """
         kernel = getattr(self, "kernel_", None)
         if kernel is None:
@@ -298,15 +325,22 @@ class GaussianProcessRegressor(EvidenceMixin, RegressorMixin, BaseEstimator):
     def sample_posterior(self, X, n_samples=1, random_state=None):
         """Draw latent functions from the GP posterior at ``X`` (joint over the points).
 
+        The draws are Gaussian with the predictive mean (6.66) and the joint covariance of
+        Exercise 6.22 (``predict(X, return_cov=True)``).
+
         Parameters
         ----------
         X : array_like of shape (m, d)
-        n_samples : int
-        random_state : int, Generator, RandomState or None
+            Inputs at which the functions are drawn, jointly.
+        n_samples : int, default=1
+            Number of functions drawn from the posterior.
+        random_state : int, Generator, RandomState or None, default=None
+            Seed of the draws.
 
         Returns
         -------
         samples : ndarray of shape (m, n_samples)
+            One posterior function per column, its values at ``X``.
         """
         mean, cov = self.predict(X, return_cov=True)
         return _draw(mean, cov, n_samples, random_state)
@@ -324,33 +358,3 @@ def _draw(mean, cov, n_samples, random_state):
     L, _ = _linalg.cholesky(cov, initial_jitter=1e-12, max_jitter=1e-6)
     return mean[:, np.newaxis] + L @ rng.standard_normal((mean.size, n_samples))
 
-
-def _old_maximise_evidence(
-    objective, theta0, bounds, n_restarts=0, random_state=None, max_iter=200
-):
-    """Deprecated ``gp.maximise_evidence``: minimise a negative log evidence ``objective``."""
-
-    def log_evidence(theta):
-        value, gradient = objective(theta)
-        return -value, -np.asarray(gradient)
-
-    names = [f"theta[{i}]" for i in range(len(theta0))]
-    return _evidence.maximise_evidence(
-        log_evidence,
-        theta0,
-        np.asarray(bounds),
-        names,
-        model="maximise_evidence",
-        n_restarts=n_restarts,
-        random_state=random_state,
-        max_iter=max_iter,
-    )
-
-
-def __getattr__(name):
-    if name == "maximise_evidence":
-        warn_renamed(
-            "gp.maximise_evidence", "the private kmlib._evidence.maximise_evidence", __name__
-        )
-        return _old_maximise_evidence
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

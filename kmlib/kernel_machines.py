@@ -59,14 +59,14 @@ import numpy as np
 from scipy.special import expit, log_expit, log_softmax, logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from . import _linalg
-from ._kernel_checks import check_kernel, design_matrix, warn_if_constant
+from ._chunks import in_blocks
+from ._kernel_checks import check_kernel, warn_if_constant
 from ._newton import damped_step
-from ._validation import check_positive_int, check_real
-from .kernels import RBF
+from ._validation import check_positive_int, check_real, class_labels, validate_data
+from .kernels import RBF, design_matrix
 
 __all__ = ["L1VMClassifier", "L1VMRegressor", "L2VMClassifier", "L2VMRegressor"]
 
@@ -127,17 +127,17 @@ def _derivatives(kind, Phi1, T, theta):
     Parameters
     ----------
     kind : {"squared", "binomial", "multinomial"}
-    Phi1 : ndarray of shape (n, N + 1)
+    Phi1 : ndarray of shape (n, n + 1)
         The design matrix with a column of ones appended for the intercept.
     T : ndarray of shape (n, n_outputs)
-    theta : ndarray of shape (n_outputs, N + 1)
+    theta : ndarray of shape (n_outputs, n + 1)
         Row k holds the weights of output k followed by its intercept.
 
     Returns
     -------
     f : float
-    G : ndarray of shape (n_outputs, N + 1)
-    H : ndarray of shape (n_outputs * (N + 1), n_outputs * (N + 1))
+    G : ndarray of shape (n_outputs, n + 1)
+    H : ndarray of shape (n_outputs * (n + 1), n_outputs * (n + 1))
         In the row-major order of ``theta``.
     """
     eta = Phi1 @ theta.T
@@ -173,10 +173,22 @@ def _line_search(kind, Phi1, T, theta, direction, alpha, penalty, F, slope):
 
 
 def _start_scale(kind, Phi1, T, theta0):
-    r"""Largest weight gradient at the start (:math:`\alpha_{\max}`), the unit of ``tol``."""
+    r"""Largest weight gradient at the start (:math:`\alpha_{\max}`), the unit of ``tol``.
+
+    None when every weight gradient there is zero up to its rounding error (the usual bound
+    :math:`n\,\epsilon \sum_n |d_n \Phi_{nj}|` of a sum of :math:`n` products): then the
+    start, :math:`\mathbf W = 0` with the intercepts fitted, is the optimum for every
+    ``alpha``. That happens when the design matrix is constant (all inputs alike); a ``tol``
+    relative to a gradient that is only rounding noise could never be met.
+    """
     d = _loss_derivatives(kind, Phi1 @ theta0.T, T)[0]
-    scale = np.max(np.abs(d.T @ Phi1[:, :-1])) if Phi1.shape[1] > 1 else 0.0
-    return scale if scale > 0 else 1.0
+    if Phi1.shape[1] == 1:
+        return 1.0
+    G = d.T @ Phi1[:, :-1]
+    rounding = Phi1.shape[0] * np.finfo(np.float64).eps * (np.abs(d).T @ np.abs(Phi1[:, :-1]))
+    if np.all(np.abs(G) <= rounding):
+        return None
+    return np.max(np.abs(G))
 
 
 # ------------------------------------------------------------------------- the L2 solver
@@ -185,7 +197,7 @@ def _newton(kind, Phi1, T, theta0, free, alpha, tol, max_iter):
 
     Parameters
     ----------
-    free : ndarray of bool, shape (n_outputs, N + 1)
+    free : ndarray of bool, shape (n_outputs, n + 1)
         Parameters that are optimised (the others stay at their value in ``theta0``).
 
     Returns
@@ -196,6 +208,8 @@ def _newton(kind, Phi1, T, theta0, free, alpha, tol, max_iter):
     weights = np.zeros_like(theta, dtype=bool)
     weights[:, :-1] = True
     scale = _start_scale(kind, Phi1, T, theta0)
+    if scale is None:  # the start is the optimum: no penalty at W = 0
+        return theta, 0, True, _loss(kind, Phi1 @ theta.T, T)
     flat_free = free.ravel()
     ridge = (alpha * weights).ravel()[flat_free]
     for n_iter in range(max_iter + 1):
@@ -307,6 +321,8 @@ def _proximal_newton(kind, Phi1, T, theta0, free, alpha, tol, max_iter):
     lam[:, :-1] = alpha
     lam = lam.ravel()[flat_free]
     scale = _start_scale(kind, Phi1, T, theta0)
+    if scale is None:  # the start is the optimum: no penalty at W = 0
+        return theta, 0, True, _loss(kind, Phi1 @ theta.T, T)
     eps = INNER_TOLERANCE * tol * scale
     n_steps = 0
     while True:
@@ -391,7 +407,7 @@ class _KernelMachine(BaseEstimator):
     """Kernel features, fitted attributes and the linear predictor shared by the four models."""
 
     def _design(self, X):
-        """Set ``kernel_``; return the training design matrix of MLAPP (14.29), shape (N, N)."""
+        """Set ``kernel_``; return the training design matrix of MLAPP (14.29), shape (n, n)."""
         self.kernel_ = check_kernel(self.kernel, RBF)
         Phi = design_matrix(self.kernel_, X, X, bias=False)
         warn_if_constant(Phi, type(self).__name__)
@@ -420,42 +436,19 @@ class _KernelMachine(BaseEstimator):
         """Linear predictors at new points, shape (m, n_outputs)."""
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        eta = np.tile(self.intercept_, (X.shape[0], 1))
-        if self.support_.size:
-            K = design_matrix(self.kernel_, X, self.support_vectors_, bias=False)
-            eta += K @ self.coef_[:, self.support_].T  # MLAPP (14.28): w^T phi(x) + b
-        return eta
+        if not self.support_.size:
+            return np.tile(self.intercept_, (X.shape[0], 1))
+        W = self.coef_[:, self.support_].T
 
+        def eta(rows):
+            K = design_matrix(self.kernel_, rows, self.support_vectors_, bias=False)
+            return np.tile(self.intercept_, (rows.shape[0], 1)) + K @ W  # MLAPP (14.28)
 
-_FITTED_DOC = """
-    Attributes
-    ----------
-    coef_ : ndarray of shape (n_outputs, N)
-        Weights of the kernel basis functions, one per training point; ``n_outputs`` is 1 for
-        regression and for two classes, else the number of classes.
-    intercept_ : ndarray of shape (n_outputs,)
-    support_ : ndarray of shape (n_support,)
-        Training indices whose basis function has a nonzero weight in some output.
-    support_vectors_ : ndarray of shape (n_support, d)
-    n_iter_ : int
-        {n_iter}
-    objective_ : float
-        The objective above at the solution.
-    kernel_ : kernel
-        The kernel used (a copy of ``kernel``).
-    n_features_in_ : int
-"""
-
-_KERNEL_DOC = """kernel : kmlib kernel or callable, optional
-        :math:`k(\\mathbf x, \\mathbf x')`; any callable ``k(X, Y)`` returning a matrix will do,
-        Mercer or not. Default ``RBF(lengthscale=1.0)``.
-    alpha : float
-        Penalty weight :math:`\\alpha > 0`."""
+        return in_blocks(eta, X, self.support_.size, kernel=self.kernel_)
 
 
 class L2VMRegressor(RegressorMixin, _KernelMachine):
-    __doc__ = (
-        r"""Ridge regression on kernel features, the L2VM of MLAPP 14.3.2.
+    r"""Ridge regression on kernel features, the L2VM of MLAPP 14.3.2.
 
     Minimises :math:`\tfrac12\lVert\mathbf y - \boldsymbol\Phi\mathbf w - b\mathbf 1\rVert^2 +
     \tfrac\alpha2\lVert\mathbf w\rVert^2` with :math:`\Phi_{nm} = k(\mathbf x_n, \mathbf x_m)`.
@@ -467,11 +460,39 @@ class L2VMRegressor(RegressorMixin, _KernelMachine):
 
     Parameters
     ----------
+    kernel : kmlib kernel, callable or None, default=None
+        :math:`k(\mathbf x, \mathbf x')`; any callable ``k(X, Y)`` returning a matrix will do,
+        Mercer or not. ``None`` is ``RBF(lengthscale=1.0)``.
+    alpha : float, default=1.0
+        Penalty weight :math:`\alpha > 0`.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n)
+        Weights of the kernel basis functions, one per training point.
+    intercept_ : ndarray of shape (1,)
+    support_ : ndarray of shape (n,)
+        Training indices whose basis function has a nonzero weight: all of them.
+    support_vectors_ : ndarray of shape (n, d)
+    n_iter_ : int
+        Always 1: one linear solve.
+    objective_ : float
+        The objective above at the solution.
+    kernel_ : kernel
+        The kernel used (a copy of ``kernel``).
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.kernel_machines import L2VMRegressor
+    >>> from kmlib.kernels import RBF
+    >>> X = np.linspace(0.0, 1.0, 20)[:, np.newaxis]
+    >>> y = np.sin(2.0 * np.pi * X[:, 0])
+    >>> reg = L2VMRegressor(kernel=RBF(lengthscale=0.2), alpha=1e-3).fit(X, y)
+    >>> np.round(reg.predict([[0.25], [0.75]]), 2)  # sin is 1 and -1 there
+    array([ 1.02, -1.02])
     """
-        + _KERNEL_DOC
-        + "\n"
-        + _FITTED_DOC.format(n_iter="Always 1: one linear solve.")
-    )
 
     def __init__(self, kernel=None, alpha=1.0):
         self.kernel = kernel
@@ -482,8 +503,8 @@ class L2VMRegressor(RegressorMixin, _KernelMachine):
 
         Parameters
         ----------
-        X : array_like of shape (N, d)
-        y : array_like of shape (N,)
+        X : array_like of shape (n, d)
+        y : array_like of shape (n,)
 
         Returns
         -------
@@ -518,8 +539,7 @@ class L2VMRegressor(RegressorMixin, _KernelMachine):
 
 
 class L1VMRegressor(RegressorMixin, _KernelMachine):
-    __doc__ = (
-        r"""Lasso regression on kernel features, the L1VM of MLAPP 14.3.2.
+    r"""Lasso regression on kernel features, the L1VM of MLAPP 14.3.2.
 
     Minimises :math:`\tfrac12\lVert\mathbf y - \boldsymbol\Phi\mathbf w - b\mathbf 1\rVert^2 +
     \alpha\lVert\mathbf w\rVert_1` with :math:`\Phi_{nm} = k(\mathbf x_n, \mathbf x_m)`, by
@@ -530,18 +550,49 @@ class L1VMRegressor(RegressorMixin, _KernelMachine):
 
     Parameters
     ----------
-    """
-        + _KERNEL_DOC
-        + r"""
-    tol : float
+    kernel : kmlib kernel, callable or None, default=None
+        :math:`k(\mathbf x, \mathbf x')`; any callable ``k(X, Y)`` returning a matrix will do,
+        Mercer or not. ``None`` is ``RBF(lengthscale=1.0)``.
+    alpha : float, default=1.0
+        Penalty weight :math:`\alpha > 0`.
+    tol : float, default=1e-8
         Stop when the largest entry of the minimum-norm subgradient is at most ``tol`` times
         :math:`\alpha_{\max} = \lVert\boldsymbol\Phi_c^T\mathbf y_c\rVert_\infty`.
-    max_iter : int
+    max_iter : int, default=10000
         Largest number of active-set steps (linear solves); reaching it warns with
         ``ConvergenceWarning``.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n)
+        Weights of the kernel basis functions, one per training point.
+    intercept_ : ndarray of shape (1,)
+    support_ : ndarray of shape (n_support,)
+        Training indices whose basis function has a nonzero weight.
+    support_vectors_ : ndarray of shape (n_support, d)
+    n_iter_ : int
+        Active-set steps taken.
+    objective_ : float
+        The objective above at the solution.
+    kernel_ : kernel
+        The kernel used (a copy of ``kernel``).
+    n_features_in_ : int
+
+    Examples
+    --------
+    The data of :class:`L2VMRegressor`'s example, fitted as well with fewer basis functions:
+
+    >>> import numpy as np
+    >>> from kmlib.kernel_machines import L1VMRegressor
+    >>> from kmlib.kernels import RBF
+    >>> X = np.linspace(0.0, 1.0, 20)[:, np.newaxis]
+    >>> y = np.sin(2.0 * np.pi * X[:, 0])
+    >>> reg = L1VMRegressor(kernel=RBF(lengthscale=0.2), alpha=1e-3).fit(X, y)
+    >>> np.round(reg.predict([[0.25], [0.75]]), 2)
+    array([ 1.02, -1.02])
+    >>> bool(reg.support_.size < len(X))  # some weights are exactly zero
+    True
     """
-        + _FITTED_DOC.format(n_iter="Active-set steps taken.")
-    )
 
     def __init__(self, kernel=None, alpha=1.0, tol=1e-8, max_iter=10000):
         self.kernel = kernel
@@ -554,8 +605,8 @@ class L1VMRegressor(RegressorMixin, _KernelMachine):
 
         Parameters
         ----------
-        X : array_like of shape (N, d)
-        y : array_like of shape (N,)
+        X : array_like of shape (n, d)
+        y : array_like of shape (n,)
 
         Returns
         -------
@@ -596,8 +647,7 @@ class _KernelClassifier(ClassifierMixin, _KernelMachine):
         alpha = _check_alpha(self.alpha)
         _check_iterations(self.tol, self.max_iter)
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, index = np.unique(y, return_inverse=True)
+        self.classes_, index = class_labels(y)
         n_classes = self.classes_.size
         if n_classes < 2:
             raise ValueError(
@@ -678,8 +728,7 @@ class _KernelClassifier(ClassifierMixin, _KernelMachine):
 
 
 class L2VMClassifier(_KernelClassifier):
-    __doc__ = (
-        r"""Logistic (two classes) or softmax regression on kernel features with an L2 penalty.
+    r"""Logistic (two classes) or softmax regression on kernel features with an L2 penalty.
 
     The L2VM classifier of MLAPP 14.3.2. Minimises
     :math:`-\sum_n\log p(y_n\mid\mathbf x_n) + \tfrac\alpha2\lVert\mathbf W\rVert_F^2` with
@@ -691,19 +740,48 @@ class L2VMClassifier(_KernelClassifier):
 
     Parameters
     ----------
-    """
-        + _KERNEL_DOC
-        + r"""
-    tol : float
+    kernel : kmlib kernel, callable or None, default=None
+        :math:`k(\mathbf x, \mathbf x')`; any callable ``k(X, Y)`` returning a matrix will do,
+        Mercer or not. ``None`` is ``RBF(lengthscale=1.0)``.
+    alpha : float, default=1.0
+        Penalty weight :math:`\alpha > 0`.
+    tol : float, default=1e-8
         Stop when the largest gradient entry is at most ``tol`` times its value at the start
         (:math:`\mathbf W = 0`, intercepts fitted).
-    max_iter : int
+    max_iter : int, default=1000
         Largest number of Newton iterations; reaching it warns with ``ConvergenceWarning``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    coef_ : ndarray of shape (n_outputs, n)
+        Weights of the kernel basis functions, one per training point; ``n_outputs`` is 1 for
+        two classes, else the number of classes.
+    intercept_ : ndarray of shape (n_outputs,)
+    support_ : ndarray of shape (n,)
+        Training indices whose basis function has a nonzero weight in some output: all of them.
+    support_vectors_ : ndarray of shape (n, d)
+    n_iter_ : int
+        Newton iterations taken.
+    objective_ : float
+        The objective above at the solution.
+    kernel_ : kernel
+        The kernel used (a copy of ``kernel``).
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.kernel_machines import L2VMClassifier
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [3.0, 3.0], [3.0, 4.0], [4.0, 3.0]])
+    >>> y = np.array(["a", "a", "a", "b", "b", "b"])
+    >>> clf = L2VMClassifier(alpha=0.01).fit(X, y)
+    >>> clf.predict([[0.5, 0.5], [3.5, 3.5]])
+    array(['a', 'b'], dtype='<U1')
+    >>> np.round(clf.predict_proba([[0.5, 0.5], [3.5, 3.5]]), 2)
+    array([[0.99, 0.01],
+           [0.01, 0.99]])
     """
-        + _FITTED_DOC.format(n_iter="Newton iterations taken.")
-        + """    classes_ : ndarray of shape (n_classes,)
-    """
-    )
 
     def __init__(self, kernel=None, alpha=1.0, tol=1e-8, max_iter=1000):
         self.kernel = kernel
@@ -716,8 +794,8 @@ class L2VMClassifier(_KernelClassifier):
 
         Parameters
         ----------
-        X : array_like of shape (N, d)
-        y : array_like of shape (N,)
+        X : array_like of shape (n, d)
+        y : array_like of shape (n,)
             At least two classes.
 
         Returns
@@ -728,8 +806,7 @@ class L2VMClassifier(_KernelClassifier):
 
 
 class L1VMClassifier(_KernelClassifier):
-    __doc__ = (
-        r"""Logistic (two classes) or softmax regression on kernel features with an L1 penalty.
+    r"""Logistic (two classes) or softmax regression on kernel features with an L1 penalty.
 
     The L1VM classifier of MLAPP 14.3.2. Minimises
     :math:`-\sum_n\log p(y_n\mid\mathbf x_n) + \alpha\sum_{k,m}\lvert W_{km}\rvert` (elementwise;
@@ -739,21 +816,53 @@ class L1VMClassifier(_KernelClassifier):
 
     Parameters
     ----------
-    """
-        + _KERNEL_DOC
-        + r"""
-    tol : float
+    kernel : kmlib kernel, callable or None, default=None
+        :math:`k(\mathbf x, \mathbf x')`; any callable ``k(X, Y)`` returning a matrix will do,
+        Mercer or not. ``None`` is ``RBF(lengthscale=1.0)``.
+    alpha : float, default=1.0
+        Penalty weight :math:`\alpha > 0`.
+    tol : float, default=1e-8
         Stop when the largest entry of the minimum-norm subgradient is at most ``tol`` times
         :math:`\alpha_{\max}`, the largest weight gradient at :math:`\mathbf W = 0` with the
         intercepts fitted.
-    max_iter : int
+    max_iter : int, default=10000
         Largest number of active-set steps (linear solves); reaching it warns with
         ``ConvergenceWarning``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    coef_ : ndarray of shape (n_outputs, n)
+        Weights of the kernel basis functions, one per training point; ``n_outputs`` is 1 for
+        two classes, else the number of classes.
+    intercept_ : ndarray of shape (n_outputs,)
+    support_ : ndarray of shape (n_support,)
+        Training indices whose basis function has a nonzero weight in some output.
+    support_vectors_ : ndarray of shape (n_support, d)
+    n_iter_ : int
+        Active-set steps taken.
+    objective_ : float
+        The objective above at the solution.
+    kernel_ : kernel
+        The kernel used (a copy of ``kernel``).
+    n_features_in_ : int
+
+    Examples
+    --------
+    Three classes, natively (softmax):
+
+    >>> import numpy as np
+    >>> from kmlib.kernel_machines import L1VMClassifier
+    >>> X = np.array([[0.0], [0.2], [2.0], [2.2], [4.0], [4.2]])
+    >>> y = np.array([0, 0, 1, 1, 2, 2])
+    >>> clf = L1VMClassifier(alpha=0.1).fit(X, y)
+    >>> clf.predict([[0.1], [2.1], [4.1]])
+    array([0, 1, 2])
+    >>> clf.coef_.shape  # one row of weights per class
+    (3, 6)
+    >>> bool(np.any(clf.coef_ == 0))  # the L1 penalty removes some weights exactly
+    True
     """
-        + _FITTED_DOC.format(n_iter="Active-set steps taken.")
-        + """    classes_ : ndarray of shape (n_classes,)
-    """
-    )
 
     def __init__(self, kernel=None, alpha=1.0, tol=1e-8, max_iter=10000):
         self.kernel = kernel
@@ -766,8 +875,8 @@ class L1VMClassifier(_KernelClassifier):
 
         Parameters
         ----------
-        X : array_like of shape (N, d)
-        y : array_like of shape (N,)
+        X : array_like of shape (n, d)
+        y : array_like of shape (n,)
             At least two classes.
 
         Returns

@@ -22,17 +22,25 @@ from scipy import linalg
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
+    ClassNamePrefixFeaturesOutMixin,
     ClusterMixin,
     RegressorMixin,
     TransformerMixin,
 )
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from . import _linalg
+from ._chunks import in_blocks, kernel_times
 from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal, warn_if_constant
-from ._validation import as_generator, check_positive, check_positive_int
+from ._validation import (
+    all_finite,
+    as_generator,
+    check_positive,
+    check_positive_int,
+    class_labels,
+    validate_data,
+)
 from .kernels import RBF, Linear
 
 __all__ = [
@@ -50,13 +58,27 @@ def feature_space_distances(kernel, X, Y):
     Parameters
     ----------
     kernel : kmlib kernel
+        The kernel :math:`k` that defines the feature space.
     X : ndarray of shape (n, d)
+        First set of points.
     Y : ndarray of shape (m, d)
+        Second set of points.
 
     Returns
     -------
     ndarray of shape (n, m)
         Clipped at zero, where rounding could make a distance slightly negative.
+
+    Examples
+    --------
+    With an RBF kernel every point lies on the unit sphere of the feature space, so no two
+    points are more than :math:`\sqrt2` apart:
+
+    >>> import numpy as np
+    >>> from kmlib.kernels import RBF
+    >>> from kmlib.kernel_trick import feature_space_distances
+    >>> print(np.round(feature_space_distances(RBF(), [[0.0]], [[0.0], [1.0], [10.0]]), 4))
+    [[0.     0.7869 2.    ]]
     """
     K = evaluate_kernel(kernel, X, Y)
     D = kernel_diagonal(kernel, X)[:, None] - 2.0 * K + kernel_diagonal(kernel, Y)[None, :]
@@ -71,28 +93,45 @@ class KernelRidge(RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    kernel : kmlib kernel, optional
-        Default ``RBF(lengthscale=1.0)``.
-    alpha : float
+    kernel : kmlib kernel or None, default=None
+        ``None`` uses ``RBF(lengthscale=1.0)``.
+    alpha : float, default=1.0
         :math:`\lambda > 0`.
-    solver : {"auto", "dual", "primal"}
-        ``"dual"`` factorises the :math:`N\times N` matrix :math:`\mathbf K + \lambda\mathbf I`,
-        :math:`O(N^3 + N^2 D)`; ``"primal"`` factorises the :math:`D\times D` matrix
-        :math:`\boldsymbol\Phi^T\boldsymbol\Phi + \lambda\mathbf I`, :math:`O(D^3 + N D^2)`,
+    solver : {"auto", "dual", "primal"}, default="auto"
+        With :math:`n` training points in :math:`d` dimensions, ``"dual"`` factorises the
+        :math:`n\times n` matrix :math:`\mathbf K + \lambda\mathbf I`, :math:`O(n^3 + n^2 d)`;
+        ``"primal"`` factorises the :math:`d\times d` matrix
+        :math:`\boldsymbol\Phi^T\boldsymbol\Phi + \lambda\mathbf I`, :math:`O(d^3 + n d^2)`,
         and needs a kernel with a finite feature map (``Linear``, where :math:`\phi(\mathbf x) =
         \sigma\mathbf x`). ``"auto"`` takes the primal for a ``Linear`` kernel with
-        :math:`D < N` and the dual otherwise: the cost crossover of MLAPP 14.4.3.
+        :math:`d < n` and the dual otherwise: the cost crossover of MLAPP 14.4.3.
 
     Attributes
     ----------
-    dual_coef_ : ndarray of shape (N,)
+    dual_coef_ : ndarray of shape (n,)
         :math:`\mathbf a` of PRML (6.8), also on the primal path (:math:`\mathbf a =
         (\mathbf y - \boldsymbol\Phi\mathbf w)/\lambda`).
-    coef_ : ndarray of shape (D,) or None
+    coef_ : ndarray of shape (d,) or None
         :math:`\mathbf w` in input coordinates on the primal path (``None`` on the dual path).
     solver_ : str
         The form that was solved.
-    X_train_ : ndarray of shape (N, D)
+    X_train_ : ndarray of shape (n, d)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.kernels import RBF, Linear
+    >>> from kmlib.kernel_trick import KernelRidge
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> model = KernelRidge(kernel=RBF(lengthscale=1.0), alpha=0.1).fit(X, [0.0, 1.0, 0.0, 1.0])
+    >>> print(np.round(model.predict([[1.5], [3.0]]), 4))
+    [0.4748 0.8112]
+
+    A linear kernel with fewer dimensions than points is solved in the primal:
+
+    >>> model = KernelRidge(kernel=Linear(), alpha=1.0).fit(X, 2.0 * X[:, 0])
+    >>> model.solver_, np.round(model.coef_, 4).tolist()
+    ('primal', [1.8667])
     """
 
     def __init__(self, kernel=None, alpha=1.0, solver="auto"):
@@ -105,8 +144,10 @@ class KernelRidge(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (N, D)
-        y : array_like of shape (N,)
+        X : array_like of shape (n, d)
+            Training inputs.
+        y : array_like of shape (n,)
+            Targets.
 
         Returns
         -------
@@ -149,20 +190,21 @@ class KernelRidge(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (M, D)
+        X : array_like of shape (m, d)
+            Query points.
 
         Returns
         -------
-        ndarray of shape (M,)
+        ndarray of shape (m,)
         """
         check_is_fitted(self, "dual_coef_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         if self.coef_ is not None:
             return X @ self.coef_
-        return evaluate_kernel(self.kernel_, X, self.X_train_) @ self.dual_coef_
+        return kernel_times(self.kernel_, X, self.X_train_, self.dual_coef_)  # in blocks
 
 
-class KernelPCA(TransformerMixin, BaseEstimator):
+class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     r"""Principal components in the feature space of a kernel (PRML 12.3, MLAPP 14.4.4).
 
     The Gram matrix of the centred feature vectors is :math:`\tilde{\mathbf K} = \mathbf K -
@@ -175,32 +217,51 @@ class KernelPCA(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    kernel : kmlib kernel, optional
-        Default ``RBF(lengthscale=1.0)``.
-    n_components : int
-        Number of components kept, at most N.
+    kernel : kmlib kernel or None, default=None
+        ``None`` uses ``RBF(lengthscale=1.0)``.
+    n_components : int, default=2
+        Number of components kept, at most the number of training points.
 
     Attributes
     ----------
     eigenvalues_ : ndarray of shape (n_components,)
         Eigenvalues :math:`\ell_i` of :math:`\tilde{\mathbf K}`, largest first.
-    eigenvectors_ : ndarray of shape (N, n_components)
+    eigenvectors_ : ndarray of shape (n, n_components)
         The :math:`\mathbf a_i`, scaled as above; components with :math:`\ell_i \le 0` (up to
         rounding) have no direction and get zero columns, so they project everything to 0.
-    X_train_ : ndarray of shape (N, D)
+    X_train_ : ndarray of shape (n, d)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.kernels import RBF
+    >>> from kmlib.kernel_trick import KernelPCA
+    >>> X = np.random.default_rng(0).normal(size=(20, 3))
+    >>> pca = KernelPCA(kernel=RBF(lengthscale=2.0), n_components=2).fit(X)
+    >>> print(np.round(pca.eigenvalues_, 4))
+    [3.2093 1.4269]
+    >>> pca.transform(X[:5]).shape
+    (5, 2)
     """
 
     def __init__(self, kernel=None, n_components=2):
         self.kernel = kernel
         self.n_components = n_components
 
+    @property
+    def _n_features_out(self):
+        """Number of output columns, for ``get_feature_names_out`` ("kernelpca0", ...)."""
+        return self.eigenvectors_.shape[1]
+
     def fit(self, X, y=None):
         """Centre the Gram matrix and find its leading eigenvectors.
 
         Parameters
         ----------
-        X : array_like of shape (N, D)
-        y : ignored
+        X : array_like of shape (n, d)
+            Training inputs.
+        y : None, default=None
+            Ignored; there for the scikit-learn API.
 
         Returns
         -------
@@ -208,18 +269,29 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         """
         X = validate_data(self, X, dtype=np.float64)
         n = X.shape[0]
-        check_positive_int(self.n_components, "n_components")
-        if self.n_components > n:
-            raise ValueError(f"n_components = {self.n_components} exceeds the {n} samples")
+        check_positive_int(self.n_components, "n_components", n_samples=n)
         self.kernel_ = check_kernel(self.kernel, RBF, callables=False)
         K = evaluate_kernel(self.kernel_, X)
         warn_if_constant(K, "KernelPCA")
         self._K_column_means = K.mean(axis=0)
         self._K_mean = self._K_column_means.mean()
-        K_centred = (
-            K - self._K_column_means[None, :] - self._K_column_means[:, None] + self._K_mean
-        )  # PRML (12.85)
-        values, vectors = linalg.eigh(K_centred, subset_by_index=(n - self.n_components, n - 1))
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below
+            K_centred = (
+                K - self._K_column_means[None, :] - self._K_column_means[:, None] + self._K_mean
+            )  # PRML (12.85)
+        if not all_finite(K_centred):
+            raise ValueError(
+                f"KernelPCA: the kernel's values (up to {np.max(np.abs(K)):.3g}) overflow "
+                "float64 when they are centred; scale the kernel (its variance) down"
+            )
+        first = n - self.n_components
+        values, vectors = linalg.eigh(K_centred, subset_by_index=(first, n - 1))
+        if values.size < self.n_components:
+            # LAPACK's subset driver (?syevr) can return fewer eigenpairs than asked for when
+            # the wanted eigenvalues form a cluster (K = I, say, from a length-scale far below
+            # the inputs' spacing); the full decomposition has them all
+            values, vectors = linalg.eigh(K_centred)
+            values, vectors = values[first:], vectors[:, first:]
         values, vectors = values[::-1], vectors[:, ::-1]
         tiny = values <= 1e-12 * max(values[0], 1e-300)
         with np.errstate(divide="ignore"):
@@ -238,14 +310,19 @@ class KernelPCA(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (M, D)
+        X : array_like of shape (m, d)
+            Points to project.
 
         Returns
         -------
-        ndarray of shape (M, n_components)
+        ndarray of shape (m, n_components)
         """
         check_is_fitted(self, "eigenvectors_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
+        return in_blocks(self._project, X, self.X_train_.shape[0], arrays=1.0, kernel=self.kernel_)
+
+    def _project(self, X):
+        """:meth:`transform` of validated rows."""
         K = evaluate_kernel(self.kernel_, X, self.X_train_)
         K_centred = K - K.mean(axis=1, keepdims=True) - self._K_column_means[None, :] + self._K_mean
         return K_centred @ self.eigenvectors_
@@ -256,20 +333,29 @@ class KernelKNeighborsClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    kernel : kmlib kernel, optional
-        Default ``RBF(lengthscale=1.0)``.
-    n_neighbors : int
+    kernel : kmlib kernel or None, default=None
+        ``None`` uses ``RBF(lengthscale=1.0)``.
+    n_neighbors : int, default=5
         Number of neighbours that vote.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    X_train_ : ndarray of shape (n, d)
 
     Notes
     -----
     A tie in the vote goes to the tied class whose nearest member among the neighbours is
     closest; among equally distant training points the one listed first counts as nearer.
 
-    Attributes
-    ----------
-    classes_ : ndarray of shape (n_classes,)
-    X_train_ : ndarray of shape (N, D)
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.kernel_trick import KernelKNeighborsClassifier
+    >>> X = np.array([[0.0, 0.0], [0.1, 0.0], [0.0, 0.1], [5.0, 5.0], [5.1, 5.0], [5.0, 5.1]])
+    >>> model = KernelKNeighborsClassifier(n_neighbors=3).fit(X, ["a", "a", "a", "b", "b", "b"])
+    >>> model.predict([[0.2, 0.1], [4.8, 5.2]]).tolist()
+    ['a', 'b']
     """
 
     def __init__(self, kernel=None, n_neighbors=5):
@@ -281,8 +367,10 @@ class KernelKNeighborsClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (N, D)
-        y : array_like of shape (N,)
+        X : array_like of shape (n, d)
+            Training inputs.
+        y : array_like of shape (n,)
+            Class labels.
 
         Returns
         -------
@@ -290,8 +378,7 @@ class KernelKNeighborsClassifier(ClassifierMixin, BaseEstimator):
         """
         check_positive_int(self.n_neighbors, "n_neighbors")
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, self._codes = np.unique(y, return_inverse=True)
+        self.classes_, self._codes = class_labels(y)
         self.kernel_ = check_kernel(self.kernel, RBF, callables=False)
         self.X_train_ = X
         return self
@@ -301,14 +388,21 @@ class KernelKNeighborsClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (M, D)
+        X : array_like of shape (m, d)
+            Query points.
 
         Returns
         -------
-        ndarray of shape (M,)
+        ndarray of shape (m,)
+            Labels from ``classes_``.
         """
         check_is_fitted(self, "X_train_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
+        winner = in_blocks(self._vote, X, self.X_train_.shape[0], arrays=3.0, kernel=self.kernel_)
+        return self.classes_[winner]
+
+    def _vote(self, X):
+        """Index in ``classes_`` of the vote's winner for each validated row, shape (m,)."""
         k = min(self.n_neighbors, self.X_train_.shape[0])
         distances = feature_space_distances(self.kernel_, X, self.X_train_)
         order = np.argsort(distances, axis=1, kind="stable")[:, :k]
@@ -319,8 +413,7 @@ class KernelKNeighborsClassifier(ClassifierMixin, BaseEstimator):
         first_seen = np.full(votes.shape, k, dtype=float)
         for rank in range(k - 1, -1, -1):
             first_seen[np.arange(X.shape[0]), labels[:, rank]] = rank
-        winner = np.argmax(votes - first_seen / (k + 1.0), axis=1)
-        return self.classes_[winner]
+        return np.argmax(votes - first_seen / (k + 1.0), axis=1)
 
 
 class KernelKMedoids(ClusterMixin, BaseEstimator):
@@ -335,23 +428,36 @@ class KernelKMedoids(ClusterMixin, BaseEstimator):
 
     Parameters
     ----------
-    kernel : kmlib kernel, optional
-        Default ``RBF(lengthscale=1.0)``.
-    n_clusters : int
-    max_iter : int
-    random_state : int, Generator, RandomState or None
+    kernel : kmlib kernel or None, default=None
+        ``None`` uses ``RBF(lengthscale=1.0)``.
+    n_clusters : int, default=2
+        Number of clusters, at most the number of training points.
+    max_iter : int, default=300
+        Most passes of assignment and medoid update.
+    random_state : int, Generator, RandomState or None, default=None
         Seeds the choice of the initial medoids (distinct training points).
 
     Attributes
     ----------
     medoid_indices_ : ndarray of shape (n_clusters,)
         Training indices of the medoids.
-    labels_ : ndarray of shape (N,)
+    labels_ : ndarray of shape (n,)
     inertia_ : float
         Sum of the squared feature-space distances of the points to their medoids.
     n_iter_ : int
-    X_train_ : ndarray of shape (N, D)
+    X_train_ : ndarray of shape (n, d)
         The training inputs, whose rows ``medoid_indices_`` are the medoids.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.kernel_trick import KernelKMedoids
+    >>> X = np.array([[0.0, 0.0], [0.1, 0.0], [0.0, 0.1], [5.0, 5.0], [5.1, 5.0], [5.0, 5.1]])
+    >>> model = KernelKMedoids(n_clusters=2, random_state=0).fit(X)
+    >>> model.labels_.tolist()
+    [1, 1, 1, 0, 0, 0]
+    >>> model.predict([[0.2, 0.1], [4.8, 5.2]]).tolist()
+    [1, 0]
     """
 
     def __init__(self, kernel=None, n_clusters=2, max_iter=300, random_state=None):
@@ -365,8 +471,10 @@ class KernelKMedoids(ClusterMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (N, D)
-        y : ignored
+        X : array_like of shape (n, d)
+            Training inputs.
+        y : None, default=None
+            Ignored; there for the scikit-learn API.
 
         Returns
         -------
@@ -374,11 +482,7 @@ class KernelKMedoids(ClusterMixin, BaseEstimator):
         """
         X = validate_data(self, X, dtype=np.float64)
         n = X.shape[0]
-        if not (isinstance(self.n_clusters, (int, np.integer)) and 1 <= self.n_clusters <= n):
-            raise ValueError(
-                f"n_clusters must be an integer between 1 and the {n} samples; "
-                f"got {self.n_clusters!r}"
-            )
+        check_positive_int(self.n_clusters, "n_clusters", n_samples=n)
         check_positive_int(self.max_iter, "max_iter")
         self.kernel_ = check_kernel(self.kernel, RBF, callables=False)
         D = feature_space_distances(self.kernel_, X, X)
@@ -421,13 +525,21 @@ class KernelKMedoids(ClusterMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (M, D)
+        X : array_like of shape (m, d)
+            Query points.
 
         Returns
         -------
-        ndarray of shape (M,)
+        ndarray of shape (m,)
+            Cluster labels, as in ``labels_``.
         """
         check_is_fitted(self, "medoid_indices_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         medoids = self.X_train_[self.medoid_indices_]
-        return np.argmin(feature_space_distances(self.kernel_, X, medoids), axis=1)
+        return in_blocks(
+            lambda rows: np.argmin(feature_space_distances(self.kernel_, rows, medoids), axis=1),
+            X,
+            medoids.shape[0],
+            arrays=2.0,
+            kernel=self.kernel_,
+        )

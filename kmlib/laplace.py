@@ -29,19 +29,27 @@ Gaussian at its mode (6.86):
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from . import _linalg
-from ._deprecated import DEPRECATED, renamed_attribute, renamed_parameter
-from ._evidence import EvidenceMixin, check_optimizer_settings, maximise_evidence
+from ._chunks import in_blocks, kernel_times
+from ._binary import LatentSignClassifierMixin
+from ._evidence import EvidenceMixin, check_optimizer_settings, fit_hyperparameters
 from ._kernel_checks import check_kernel, evaluate_kernel, kernel_diagonal, warn_if_constant
-from ._newton import damped_step
-from ._validation import binary_training_data, check_positive, check_positive_int, check_real
+from ._newton import damped_step, stable_newton_factor
+from ._validation import (
+    binary_training_data,
+    check_positive,
+    check_positive_int,
+    check_real,
+    validate_data,
+)
 from .kernels import RBF
 
 __all__ = [
@@ -53,7 +61,7 @@ __all__ = [
 ]
 
 
-class LaplaceMode:
+class LaplaceMode(NamedTuple):
     r"""The Laplace approximation at the posterior mode, with what prediction reuses.
 
     Attributes
@@ -76,13 +84,20 @@ class LaplaceMode:
         Newton steps taken.
     """
 
-    def __init__(self, a, sigma, W_sqrt, L, b, log_evidence, n_iter):
-        self.a, self.sigma, self.W_sqrt, self.L, self.b = a, sigma, W_sqrt, L, b
-        self.log_evidence, self.n_iter = log_evidence, n_iter
+    a: np.ndarray
+    sigma: np.ndarray
+    W_sqrt: np.ndarray
+    L: np.ndarray
+    b: np.ndarray
+    log_evidence: float
+    n_iter: int
 
 
 def _psi(a, b, t):
-    """:math:`\\Psi` of (6.80) up to its constant: ``-1/2 a^T C^-1 a + ln p(t | a)``, ``b = C^-1 a``."""
+    """:math:`\\Psi` of (6.80) up to its constant: ``-1/2 a^T C^-1 a + ln p(t | a)``.
+
+    ``b = C^-1 a``, which the Newton iteration carries along so that C is never inverted.
+    """
     # ln p(t|a) = sum t a + ln sigma(-a), PRML (6.79)
     return -0.5 * a @ b + np.sum(t * a + log_expit(-a))
 
@@ -96,11 +111,11 @@ def find_mode(C, t, tol=1e-10, max_iter=100):
         Prior covariance :math:`\mathbf C_N` of the latent values.
     t : ndarray of shape (n,)
         Labels in {0, 1}.
-    tol : float
+    tol : float, default=1e-10
         Stop when every entry of the gradient (6.81), :math:`\mathbf t - \boldsymbol\sigma -
         \mathbf C_N^{-1}\mathbf a`, is below ``tol`` in size (or when :math:`\Psi` no longer
         rises beyond round-off).
-    max_iter : int
+    max_iter : int, default=100
         Newton step limit; reaching it warns with ``ConvergenceWarning``.
 
     Returns
@@ -114,7 +129,7 @@ def find_mode(C, t, tol=1e-10, max_iter=100):
     for n_iter in range(max_iter + 1):
         sigma = expit(a)
         W_sqrt = np.sqrt(sigma * (1.0 - sigma))  # W_N = diag(sigma (1 - sigma)), (6.82)
-        L = _b_factor(C, W_sqrt)
+        L = stable_newton_factor(C, W_sqrt, initial_jitter=1e-12)  # R&W Alg. 3.1 line 5
         if np.max(np.abs(t - sigma - b)) < tol:  # PRML (6.81) vanishes at the mode
             converged = True
             break
@@ -143,13 +158,6 @@ def find_mode(C, t, tol=1e-10, max_iter=100):
     # the 2 pi terms cancel and this is _psi(a*) - 1/2 ln|B| (R&W Alg. 3.1 line 10).
     log_evidence = psi - 0.5 * _linalg.log_det(L)
     return LaplaceMode(a, sigma, W_sqrt, L, b, log_evidence, n_iter)
-
-
-def _b_factor(C, W_sqrt):
-    """Cholesky factor of B = I + W^1/2 C W^1/2 (R&W Alg. 3.1 line 5)."""
-    B = W_sqrt[:, np.newaxis] * C * W_sqrt[np.newaxis, :]
-    B[np.diag_indices_from(B)] += 1.0
-    return _linalg.cholesky(B, initial_jitter=1e-12)[0]
 
 
 def evidence_gradient(C, dC, t, mode):
@@ -204,31 +212,37 @@ def probit_probability(mean, var):
     return expit(kappa * mean)
 
 
-class GaussianProcessClassifier(EvidenceMixin, ClassifierMixin, BaseEstimator):
+class GaussianProcessClassifier(
+    LatentSignClassifierMixin, EvidenceMixin, ClassifierMixin, BaseEstimator
+):
     r"""Two-class GP classifier with the Laplace approximation (PRML 6.4.6).
+
+    ``predict`` gives the class whose probability exceeds 1/2, which is where the latent mean
+    (6.87) is positive. There is no ``decision_function``: the probability depends on the
+    latent variance as well as the mean, so no single score orders the points as
+    ``predict_proba`` does.
 
     Parameters
     ----------
-    kernel : kmlib kernel, optional
-        Covariance of the latent function. Default ``RBF(lengthscale=1.0, variance=1.0)``.
-    jitter : float
+    kernel : kmlib kernel, default=None
+        Covariance of the latent function; ``None`` gives ``RBF(lengthscale=1.0,
+        variance=1.0)``.
+    jitter : float, default=0.0
         The fixed :math:`\nu \ge 0` that PRML (6.75) adds to the diagonal of the covariance.
         The stable Newton form never inverts :math:`\mathbf C_N`, so 0 works; a small value
         makes the latent prior strictly positive definite as in the book.
-    optimize : bool
+    optimize : bool, default=True
         Fit the kernel hyperparameters by maximising the approximate log evidence (6.90).
-    n_restarts : int
+    n_restarts : int, default=0
         Extra optimiser runs from log-uniform starting points inside the kernel's bounds.
-    random_state : int, Generator, RandomState or None
+    random_state : int, Generator, RandomState or None, default=None
         Seed of the restarts.
-    optimizer_max_iter : int
+    optimizer_max_iter : int, default=200
         Iteration limit of each L-BFGS-B run.
-    newton_tol : float
+    newton_tol : float, default=1e-10
         Newton stops when the gradient (6.81) is below this in every entry.
-    newton_max_iter : int
+    newton_max_iter : int, default=100
         Newton step limit.
-    max_iter : int
-        Deprecated name of ``optimizer_max_iter``.
 
     Attributes
     ----------
@@ -246,9 +260,22 @@ class GaussianProcessClassifier(EvidenceMixin, ClassifierMixin, BaseEstimator):
         Approximate log evidence (6.90) at the fitted hyperparameters.
     optimizer_n_iter_ : int
         L-BFGS-B iterations of the best run (0 without optimisation).
-    """
 
-    n_iter_ = renamed_attribute("n_iter_", "optimizer_n_iter_")
+    Examples
+    --------
+    Four points on a line, two per class, with the hyperparameters fixed:
+
+    >>> import numpy as np
+    >>> from kmlib.kernels import RBF
+    >>> from kmlib.laplace import GaussianProcessClassifier
+    >>> X = np.array([[-2.0], [-1.0], [1.0], [2.0]])
+    >>> y = np.array(["no", "no", "yes", "yes"])
+    >>> model = GaussianProcessClassifier(RBF(lengthscale=1.0, variance=4.0), optimize=False)
+    >>> model.fit(X, y).predict([[-1.5], [0.5]])
+    array(['no', 'yes'], dtype='<U3')
+    >>> print(np.round(model.predict_proba([[0.5]]), 3))
+    [[0.375 0.625]]
+    """
 
     def __init__(
         self,
@@ -260,7 +287,6 @@ class GaussianProcessClassifier(EvidenceMixin, ClassifierMixin, BaseEstimator):
         optimizer_max_iter=200,
         newton_tol=1e-10,
         newton_max_iter=100,
-        max_iter=DEPRECATED,
     ):
         self.kernel = kernel
         self.jitter = jitter
@@ -270,7 +296,6 @@ class GaussianProcessClassifier(EvidenceMixin, ClassifierMixin, BaseEstimator):
         self.optimizer_max_iter = optimizer_max_iter
         self.newton_tol = newton_tol
         self.newton_max_iter = newton_max_iter
-        self.max_iter = max_iter
 
     # ------------------------------------------------------------------ evidence
     def _covariance(self, kernel, X, eval_gradient=False):
@@ -302,8 +327,10 @@ class GaussianProcessClassifier(EvidenceMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array_like of shape (n, d)
+            Training inputs.
         y : array_like of shape (n,)
-            Exactly two distinct labels.
+            Their labels, exactly two distinct values; the second in sorted order
+            (``classes_[1]``) plays :math:`t = 1` in (6.73).
 
         Returns
         -------
@@ -314,25 +341,18 @@ class GaussianProcessClassifier(EvidenceMixin, ClassifierMixin, BaseEstimator):
         check_positive(self.jitter, "jitter", allow_zero=True)
         check_real(self.newton_tol, "newton_tol", low=0.0)
         check_positive_int(self.newton_max_iter, "newton_max_iter")
-        max_iter = check_optimizer_settings(
-            self, renamed_parameter(self, "max_iter", "optimizer_max_iter")[1]
-        )
+        check_optimizer_settings(self)
         self.X_train_, self.t_train_ = X, t
         self.kernel_ = kernel  # the starting point
         self.optimizer_n_iter_ = 0
         if self.optimize and kernel.theta.size:
-            result = maximise_evidence(
+            kernel.theta = fit_hyperparameters(
+                self,
                 lambda theta: self._log_evidence_at(theta, eval_gradient=True),
                 kernel.theta,
                 kernel.bounds,
                 kernel.theta_names,
-                model="GaussianProcessClassifier",
-                n_restarts=self.n_restarts,
-                random_state=self.random_state,
-                max_iter=max_iter,
             )
-            kernel.theta = result.x
-            self.optimizer_n_iter_ = int(result.nit)
         self.kernel_ = kernel
         self.theta_ = kernel.theta
         self.theta_names_ = list(kernel.theta_names)
@@ -355,6 +375,12 @@ class GaussianProcessClassifier(EvidenceMixin, ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
+        return in_blocks(
+            self._latent_moments, X, self.X_train_.shape[0], arrays=2.0, kernel=self.kernel_
+        )
+
+    def _latent_moments(self, X):
+        """:meth:`latent_mean_and_variance` at validated rows."""
         mode = self.mode_
         Ks = evaluate_kernel(self.kernel_, self.X_train_, X)  # one column k per test point
         mean = Ks.T @ (self.t_train_ - mode.sigma)  # PRML (6.87)
@@ -368,8 +394,7 @@ class GaussianProcessClassifier(EvidenceMixin, ClassifierMixin, BaseEstimator):
         """Latent mean (6.87) alone, shape (m,)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        K = evaluate_kernel(self.kernel_, X, self.X_train_)
-        return K @ (self.t_train_ - self.mode_.sigma)
+        return kernel_times(self.kernel_, X, self.X_train_, self.t_train_ - self.mode_.sigma)
 
     def predict_proba(self, X):
         """Class probabilities by the probit approximation (4.153) of (6.76).
@@ -386,25 +411,3 @@ class GaussianProcessClassifier(EvidenceMixin, ClassifierMixin, BaseEstimator):
         mean, var = self.latent_mean_and_variance(X)
         p1 = probit_probability(mean, var)
         return np.column_stack([1.0 - p1, p1])
-
-    def predict(self, X):
-        """Most probable class; the 0.5 boundary is where the latent mean (6.87) is zero.
-
-        There is no ``decision_function``: the probability depends on the latent variance as
-        well as the mean, so no single score orders the points as ``predict_proba`` does.
-
-        Parameters
-        ----------
-        X : array_like of shape (m, d)
-
-        Returns
-        -------
-        labels : ndarray of shape (m,)
-        """
-        positive = self._latent_mean(X) > 0
-        return self.classes_[positive.astype(int)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags

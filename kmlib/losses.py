@@ -130,6 +130,12 @@ def quadratic(delta):
     Returns
     -------
     loss : ndarray of the same shape as ``delta`` (a float for scalar input)
+
+    Examples
+    --------
+    >>> from kmlib.losses import quadratic
+    >>> quadratic([-2.0, 0.5, 1.0])
+    array([2.   , 0.125, 0.5  ])
     """
     delta = _as_array(delta, "delta")
     return _result(0.5 * delta**2)
@@ -141,10 +147,18 @@ def quadratic_derivative(delta):
     Parameters
     ----------
     delta : array_like of any shape
+        Residuals.
 
     Returns
     -------
     derivative : ndarray of the same shape as ``delta``
+        A copy of ``delta``.
+
+    Examples
+    --------
+    >>> from kmlib.losses import quadratic_derivative
+    >>> quadratic_derivative([-2.0, 0.5])
+    array([-2. ,  0.5])
     """
     delta = _as_array(delta, "delta")
     return _result(delta.copy())
@@ -157,10 +171,18 @@ def laplacian(delta):
     Parameters
     ----------
     delta : array_like of any shape
+        Residuals.
 
     Returns
     -------
     loss : ndarray of the same shape as ``delta``
+        :math:`|\delta|`.
+
+    Examples
+    --------
+    >>> from kmlib.losses import laplacian
+    >>> laplacian([-2.0, 0.5])
+    array([2. , 0.5])
     """
     delta = _as_array(delta, "delta")
     return _result(np.abs(delta))
@@ -173,10 +195,18 @@ def laplacian_derivative(delta):
     Parameters
     ----------
     delta : array_like of any shape
+        Residuals.
 
     Returns
     -------
     derivative : ndarray of the same shape as ``delta``
+        -1, 0 or +1.
+
+    Examples
+    --------
+    >>> from kmlib.losses import laplacian_derivative
+    >>> laplacian_derivative([-2.0, 0.0, 0.5])
+    array([-1.,  0.,  1.])
     """
     delta = _as_array(delta, "delta")
     return _result(np.sign(delta))
@@ -195,12 +225,21 @@ def huber(delta, epsilon):
     Parameters
     ----------
     delta : array_like of any shape
+        Residuals.
     epsilon : float
         Half the width of the quadratic zone; must be > 0.
 
     Returns
     -------
     loss : ndarray of the same shape as ``delta``
+
+    Examples
+    --------
+    The quadratic zone is :math:`|\delta| \le 2\epsilon = 1` here:
+
+    >>> from kmlib.losses import huber
+    >>> huber([0.1, 1.0, 3.0], epsilon=0.5)
+    array([0.005, 0.5  , 2.5  ])
     """
     epsilon = _check_epsilon(epsilon)
     size = np.abs(_as_array(delta, "delta"))
@@ -213,12 +252,20 @@ def huber_derivative(delta, epsilon):
     Parameters
     ----------
     delta : array_like of any shape
+        Residuals.
     epsilon : float
-        Must be > 0.
+        Half the width of the quadratic zone, as in :func:`huber`; must be > 0.
 
     Returns
     -------
     derivative : ndarray of the same shape as ``delta``
+        In [-1, 1].
+
+    Examples
+    --------
+    >>> from kmlib.losses import huber_derivative
+    >>> huber_derivative([0.1, 1.0, -3.0], epsilon=0.5)
+    array([ 0.1,  1. , -1. ])
     """
     epsilon = _check_epsilon(epsilon)
     delta = _as_array(delta, "delta")
@@ -233,6 +280,7 @@ def epsilon_insensitive(delta, epsilon):
     Parameters
     ----------
     delta : array_like of any shape
+        Residuals.
     epsilon : float
         Width of the insensitive zone; must be >= 0. Zero is allowed here (and only here among
         the :math:`\epsilon`-losses), because it is the Laplacian loss, the :math:`\epsilon\to0`
@@ -241,6 +289,12 @@ def epsilon_insensitive(delta, epsilon):
     Returns
     -------
     loss : ndarray of the same shape as ``delta``
+
+    Examples
+    --------
+    >>> from kmlib.losses import epsilon_insensitive
+    >>> epsilon_insensitive([0.25, -2.0], epsilon=0.5)
+    array([0. , 1.5])
     """
     epsilon = _check_epsilon(epsilon, allow_zero=True)
     delta = _as_array(delta, "delta")
@@ -257,12 +311,20 @@ def epsilon_insensitive_derivative(delta, epsilon):
     Parameters
     ----------
     delta : array_like of any shape
+        Residuals.
     epsilon : float
-        Must be >= 0.
+        Width of the insensitive zone, as in :func:`epsilon_insensitive`; must be >= 0.
 
     Returns
     -------
     derivative : ndarray of the same shape as ``delta``
+        -1, 0 or +1.
+
+    Examples
+    --------
+    >>> from kmlib.losses import epsilon_insensitive_derivative
+    >>> epsilon_insensitive_derivative([0.25, -2.0], epsilon=0.5)
+    array([ 0., -1.])
     """
     epsilon = _check_epsilon(epsilon, allow_zero=True)
     delta = _as_array(delta, "delta")
@@ -291,6 +353,15 @@ def silf(delta, epsilon, beta):
     Returns
     -------
     loss : ndarray of the same shape as ``delta``
+
+    Examples
+    --------
+    With :math:`\epsilon = 1` and :math:`\beta = 1/2` the flat zone ends at 0.5 and the
+    linear tails begin at 1.5:
+
+    >>> from kmlib.losses import silf
+    >>> silf([0.0, 1.0, 3.0], epsilon=1.0, beta=0.5)
+    array([0.   , 0.125, 2.   ])
     """
     epsilon, beta = _check_silf(epsilon, beta)
     size = np.abs(_as_array(delta, "delta"))
@@ -308,12 +379,20 @@ def silf_derivative(delta, epsilon, beta):
     Parameters
     ----------
     delta : array_like of any shape
-    epsilon : float
-    beta : float
+        Residuals.
+    epsilon, beta : float
+        As in :func:`silf`.
 
     Returns
     -------
     derivative : ndarray of the same shape as ``delta``
+        In [-1, 1].
+
+    Examples
+    --------
+    >>> from kmlib.losses import silf_derivative
+    >>> silf_derivative([0.0, 1.0, -3.0], epsilon=1.0, beta=0.5)
+    array([ 0. ,  0.5, -1. ])
     """
     epsilon, beta = _check_silf(epsilon, beta)
     delta = _as_array(delta, "delta")
@@ -332,12 +411,20 @@ def silf_second_derivative(delta, epsilon, beta):
     Parameters
     ----------
     delta : array_like of any shape
-    epsilon : float
-    beta : float
+        Residuals.
+    epsilon, beta : float
+        As in :func:`silf`.
 
     Returns
     -------
     second_derivative : ndarray of the same shape as ``delta``
+        :math:`1/(2\beta\epsilon)` or 0.
+
+    Examples
+    --------
+    >>> from kmlib.losses import silf_second_derivative
+    >>> silf_second_derivative([0.0, 1.0, 3.0], epsilon=1.0, beta=0.5)
+    array([0., 1., 0.])
     """
     epsilon, beta = _check_silf(epsilon, beta)
     size = np.abs(_as_array(delta, "delta"))
@@ -372,6 +459,12 @@ def silf_normaliser(C, epsilon, beta):
     Returns
     -------
     Z : float
+
+    Examples
+    --------
+    >>> from kmlib.losses import silf_normaliser
+    >>> round(silf_normaliser(C=1.0, epsilon=1.0, beta=0.5), 4)
+    3.9243
     """
     C, epsilon, beta = _check_noise(C, epsilon, beta)
     return float(
@@ -401,7 +494,16 @@ def silf_normaliser_gradient(C, epsilon, beta):
     Returns
     -------
     dZ_dC : float
+        Negative: a larger :math:`C` concentrates the density.
     dZ_depsilon : float
+        Positive: a wider insensitive zone spreads it.
+
+    Examples
+    --------
+    >>> from kmlib.losses import silf_normaliser_gradient
+    >>> dZ_dC, dZ_depsilon = silf_normaliser_gradient(C=1.0, epsilon=1.0, beta=0.5)
+    >>> round(dZ_dC, 4), round(dZ_depsilon, 4)
+    (-2.0687, 1.8556)
     """
     C, epsilon, beta = _check_noise(C, epsilon, beta)
     band = _band_mass(C, epsilon, beta)
@@ -422,6 +524,17 @@ def silf_density(delta, C, epsilon, beta):
     Returns
     -------
     density : ndarray of the same shape as ``delta``
+
+    Examples
+    --------
+    The density integrates to one:
+
+    >>> import numpy as np
+    >>> from scipy.integrate import quad
+    >>> from kmlib.losses import silf_density
+    >>> total, _ = quad(silf_density, -np.inf, np.inf, args=(1.0, 1.0, 0.5))
+    >>> round(total, 6)
+    1.0
     """
     Z = silf_normaliser(C, epsilon, beta)
     return _result(np.exp(-C * np.asarray(silf(delta, epsilon, beta))) / Z)
@@ -448,6 +561,14 @@ def silf_noise_variance(C, epsilon, beta):
     Returns
     -------
     variance : float
+
+    Examples
+    --------
+    The noise of the thesis's sinc experiment (4.5.1), whose variance it gives as 0.026785:
+
+    >>> from kmlib.losses import silf_noise_variance
+    >>> round(silf_noise_variance(C=10.0, epsilon=0.1, beta=0.3), 4)
+    0.0268
     """
     C, epsilon, beta = _check_noise(C, epsilon, beta)
     flat = (1.0 - beta) * epsilon
@@ -490,6 +611,14 @@ def silf_cdf(delta, C, epsilon, beta):
     Returns
     -------
     F : ndarray of the same shape as ``delta``
+        Probabilities, with :math:`F(0) = 1/2`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.losses import silf_cdf
+    >>> np.round(silf_cdf([-1.0, 0.0, 1.0], C=1.0, epsilon=1.0, beta=0.5), 4)
+    array([0.2503, 0.5   , 0.7497])
     """
     Z = silf_normaliser(C, epsilon, beta)
     delta = _as_array(delta, "delta")
@@ -537,6 +666,16 @@ def silf_quantile(u, C, epsilon, beta):
     Returns
     -------
     delta : ndarray of the same shape as ``u``
+        Residuals with :math:`F(\delta) = u`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.losses import silf_cdf, silf_quantile
+    >>> delta = np.array([-3.0, -0.2, 0.7, 1.2])
+    >>> u = silf_cdf(delta, C=1.0, epsilon=1.0, beta=0.5)
+    >>> np.allclose(silf_quantile(u, C=1.0, epsilon=1.0, beta=0.5), delta)
+    True
     """
     Z = silf_normaliser(C, epsilon, beta)
     u = _as_array(u, "u")
@@ -562,11 +701,23 @@ def silf_noise(C, epsilon, beta, size, random_state=None):
         As in :func:`silf_normaliser`.
     size : int or tuple of int
         Shape of the output.
-    random_state : int, Generator, RandomState or None
+    random_state : int, Generator, RandomState or None, default=None
+        Seed or generator of the uniform numbers; ``None`` draws fresh entropy.
 
     Returns
     -------
     delta : ndarray of shape ``size``
+
+    Examples
+    --------
+    The sample variance of many draws is close to :func:`silf_noise_variance`:
+
+    >>> from kmlib.losses import silf_noise, silf_noise_variance
+    >>> delta = silf_noise(10.0, 0.1, 0.3, size=100_000, random_state=0)
+    >>> delta.shape
+    (100000,)
+    >>> bool(abs(delta.var() / silf_noise_variance(10.0, 0.1, 0.3) - 1) < 0.02)
+    True
     """
     Z = silf_normaliser(C, epsilon, beta)
     rng = as_generator(random_state)
@@ -590,12 +741,20 @@ def rayleigh_scale_density(sigma, C):
     Parameters
     ----------
     sigma : array_like of any shape
+        Values of the standard deviation.
     C : float
-        Must be > 0.
+        Scale of the loss, as in :func:`silf_normaliser`; must be > 0.
 
     Returns
     -------
     density : ndarray of the same shape as ``sigma``
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.losses import rayleigh_scale_density
+    >>> np.round(rayleigh_scale_density([-1.0, 0.0, 1.0], C=1.0), 4)
+    array([0.    , 0.    , 0.6065])
     """
     C = check_real(C, "C", low=0)
     sigma = _as_array(sigma, "sigma")
@@ -630,6 +789,20 @@ def silf_mixture_mean_density(t, C, epsilon, beta):
     Returns
     -------
     density : ndarray of the same shape as ``t``
+
+    Examples
+    --------
+    :math:`1/Z_S` on the flat zone, zero on the tails, and one in total:
+
+    >>> import numpy as np
+    >>> from scipy.integrate import quad
+    >>> from kmlib.losses import silf_mixture_mean_density
+    >>> np.round(silf_mixture_mean_density([0.0, 1.0, 2.0], C=1.0, epsilon=1.0, beta=0.5), 4)
+    array([0.2548, 0.3935, 0.    ])
+    >>> total, _ = quad(silf_mixture_mean_density, -2.0, 2.0, args=(1.0, 1.0, 0.5),
+    ...                 points=[-1.5, -0.5, 0.5, 1.5])
+    >>> round(total, 6)
+    1.0
     """
     Z = silf_normaliser(C, epsilon, beta)
     t = _as_array(t, "t")
@@ -643,8 +816,22 @@ def silf_mixture_mean_density(t, C, epsilon, beta):
 
 
 # ------------------------------------------------------------------ trigonometric loss (ch. 5)
-def _check_margin(z):
-    return _as_array(z, "z")
+def _on_margins(z, inside, at_one, at_minus_one):
+    r"""A function of the margin ``z``: ``inside(zc)`` for :math:`-1 < z < 1`, where ``zc`` is
+    ``z`` clipped to [-1, 1], ``at_one`` for :math:`z \ge 1` and ``at_minus_one`` for
+    :math:`z \le -1`; a float for scalar ``z``."""
+    z = _as_array(z, "z")
+    zc = np.clip(z, -1.0, 1.0)
+    with np.errstate(divide="ignore"):
+        values = inside(zc)
+    return _result(np.where(z >= 1, at_one, np.where(z <= -1, at_minus_one, values)))
+
+
+def _trigonometric_inside(zc):
+    """The trigonometric loss on -1 < z < 1, each branch where it is accurate."""
+    near_one = -np.log1p(-(np.sin(_QUARTER_PI * (1.0 - zc)) ** 2))
+    near_minus_one = -2.0 * np.log(np.sin(_QUARTER_PI * (1.0 + zc)))
+    return np.where(zc >= 0, near_one, near_minus_one)  # Chu (5.7)
 
 
 def trigonometric(z):
@@ -666,15 +853,16 @@ def trigonometric(z):
     Returns
     -------
     loss : ndarray of the same shape as ``z``
+        In :math:`[0, \infty]`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.losses import trigonometric
+    >>> np.round(trigonometric([-1.0, 0.0, 0.5, 1.0]), 4)
+    array([   inf, 0.6931, 0.1583, 0.    ])
     """
-    z = _check_margin(z)
-    zc = np.clip(z, -1.0, 1.0)
-    with np.errstate(divide="ignore"):
-        near_one = -np.log1p(-(np.sin(_QUARTER_PI * (1.0 - zc)) ** 2))
-        near_minus_one = -2.0 * np.log(np.sin(_QUARTER_PI * (1.0 + zc)))
-    loss = np.where(zc >= 0, near_one, near_minus_one)  # Chu (5.7)
-    loss = np.where(z >= 1, 0.0, np.where(z <= -1, np.inf, loss))
-    return _result(loss)
+    return _on_margins(z, _trigonometric_inside, 0.0, np.inf)
 
 
 def _tan_quarter(z):
@@ -695,16 +883,23 @@ def trigonometric_derivative(z):
     Parameters
     ----------
     z : array_like of any shape
+        Margins :math:`y f(\mathbf x)`.
 
     Returns
     -------
     derivative : ndarray of the same shape as ``z``
+        Non-positive: a larger margin never costs more.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.losses import trigonometric_derivative
+    >>> np.round(trigonometric_derivative([0.0, 0.5, 1.0]), 4)
+    array([-1.5708, -0.6506,  0.    ])
     """
-    z = _check_margin(z)
-    zc = np.clip(z, -1.0, 1.0)
-    with np.errstate(divide="ignore"):
-        slope = -0.5 * np.pi * _tan_quarter(zc)  # Chu (5.9) with y f = z
-    return _result(np.where(z >= 1, 0.0, np.where(z <= -1, -np.inf, slope)))
+    return _on_margins(
+        z, lambda zc: -0.5 * np.pi * _tan_quarter(zc), 0.0, -np.inf  # Chu (5.9) with y f = z
+    )
 
 
 def trigonometric_second_derivative(z):
@@ -720,16 +915,23 @@ def trigonometric_second_derivative(z):
     Parameters
     ----------
     z : array_like of any shape
+        Margins :math:`y f(\mathbf x)`.
 
     Returns
     -------
     second_derivative : ndarray of the same shape as ``z``
+        Non-negative: the loss is convex.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.losses import trigonometric_second_derivative
+    >>> np.round(trigonometric_second_derivative([0.0, 0.5, 1.0]), 4)
+    array([2.4674, 1.4454, 0.    ])
     """
-    z = _check_margin(z)
-    zc = np.clip(z, -1.0, 1.0)
-    with np.errstate(divide="ignore"):
-        curvature = np.pi**2 / 8.0 / np.sin(_QUARTER_PI * (1.0 + zc)) ** 2  # Chu (5.10)
-    return _result(np.where(z >= 1, 0.0, np.where(z <= -1, np.inf, curvature)))
+    return _on_margins(
+        z, lambda zc: np.pi**2 / 8.0 / np.sin(_QUARTER_PI * (1.0 + zc)) ** 2, 0.0, np.inf
+    )  # Chu (5.10)
 
 
 def trigonometric_likelihood(z):
@@ -749,10 +951,24 @@ def trigonometric_likelihood(z):
     Returns
     -------
     likelihood : ndarray of the same shape as ``z``
+        Probabilities in [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.losses import trigonometric_likelihood
+    >>> z = np.array([-0.5, 0.0, 0.5])
+    >>> np.round(trigonometric_likelihood(z), 4)
+    array([0.1464, 0.5   , 0.8536])
+    >>> trigonometric_likelihood(z) + trigonometric_likelihood(-z)
+    array([1., 1., 1.])
     """
-    z = _check_margin(z)
-    zc = np.clip(z, -1.0, 1.0)
-    inside = np.where(
-        zc >= 0, 1.0 - np.sin(_QUARTER_PI * (1.0 - zc)) ** 2, np.sin(_QUARTER_PI * (1.0 + zc)) ** 2
-    )  # Chu (5.8)
-    return _result(np.where(z >= 1, 1.0, np.where(z <= -1, 0.0, inside)))
+
+    def inside(zc):
+        return np.where(
+            zc >= 0,
+            1.0 - np.sin(_QUARTER_PI * (1.0 - zc)) ** 2,
+            np.sin(_QUARTER_PI * (1.0 + zc)) ** 2,
+        )  # Chu (5.8)
+
+    return _on_margins(z, inside, 1.0, 0.0)

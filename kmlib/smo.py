@@ -22,7 +22,8 @@ using second order information for training support vector machines", JMLR 6:188
   :math:`I_{up}`; ``j`` maximises the second-order decrease :math:`b_{ij}^2/a_{ij}` over
   :math:`t \in I_{low}` with :math:`-y_t\nabla f_t < -y_i\nabla f_i`, where
   :math:`a_{ij} = K_{ii} + K_{jj} - 2K_{ij}`, replaced by :math:`\tau = 10^{-12}` when it is not
-  positive (their safeguard for kernels that are not positive semidefinite);
+  positive (their safeguard for kernels that are not positive semidefinite;
+  ``kmlib._smo_loop.TAU``, in the compiled loop that uses it);
 * **stopping rule**: :math:`m(\alpha) - M(\alpha) < \varepsilon`, the maximal KKT violation;
 * **bias** from the free variables, the midpoint of the feasible interval when there are none;
 * **shrinking** of variables that sit at a bound and cannot enter a working set, re-checked on
@@ -51,22 +52,16 @@ stopping point. The tests use it to compare with LIBSVM without a hand-picked to
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ._deprecated import warn_renamed
 from ._kernel_checks import evaluate_kernel
 from .kernels import GramRows, Kernel, _column_positions, _set_diagonal
 
-__all__ = ["TAU", "KernelRows", "SMOResult", "duality_gap", "solve"]
-
-#: Curvature used in place of a non-positive :math:`a_{ij}` (Fan, Chen & Lin 2005). The
-#: solver takes :math:`\max(a_{ij}, \tau)`, which differs from replacing only
-#: :math:`a_{ij} \le 0` when :math:`0 < a_{ij} < 10^{-12}`, where either choice is a safeguard.
-TAU = 1e-12
+__all__ = ["KernelRows", "SMOResult", "duality_gap", "solve"]
 
 #: Shrinking is tried every ``min(n, SHRINK_PERIOD)`` iterations, as in LIBSVM.
 SHRINK_PERIOD = 1000
@@ -104,13 +99,13 @@ class KernelRows:
 
     Parameters
     ----------
-    kernel : kmlib kernel, callable or None
+    kernel : kmlib kernel, callable or None, default=None
         A kmlib kernel or any callable ``k(A, B)``; ``None`` with ``matrix``.
-    X : ndarray of shape (n, d) or None
+    X : ndarray of shape (n, d) or None, default=None
         Training inputs.
-    cache_size : float
+    cache_size : float, default=200.0
         Memory budget in megabytes (2**20 bytes) for stored rows; LIBSVM's default is 200.
-    matrix : ndarray of shape (n, n), optional
+    matrix : ndarray of shape (n, n), default=None
         A precomputed Gram matrix (then ``kernel`` and ``X`` are ignored).
 
     Attributes
@@ -357,8 +352,7 @@ def _finite(values, what, *details):
 
 
 # ====================================================================== the solver
-@dataclass
-class SMOResult:
+class SMOResult(NamedTuple):
     """Solution of :func:`solve`.
 
     Attributes
@@ -379,18 +373,15 @@ class SMOResult:
         SMO iterations (working sets optimised).
     converged : bool
         ``False`` when ``max_iter`` stopped the solver.
-    n_kernel_rows : int
-        Kernel rows computed during the solve.
     """
 
     alpha: np.ndarray
     grad: np.ndarray
-    b: object
+    b: float | np.ndarray
     objective: float
     gap: float
     n_iter: int
     converged: bool
-    n_kernel_rows: int = 0
 
     @property
     def rho(self):
@@ -459,26 +450,41 @@ def solve(
         Linear term.
     C : array_like of shape (n_var,) or float
         Upper bounds :math:`C_t > 0`.
-    alpha0 : array_like of shape (n_var,), optional
-        A feasible starting point (zeros by default); it fixes :math:`\Delta = y^T\alpha_0`
+    alpha0 : array_like of shape (n_var,), default=None
+        A feasible starting point (``None``: zeros); it fixes :math:`\Delta = y^T\alpha_0`
         (and, with ``two_constraints``, the sums of ``alpha`` over each sign of ``y``).
-    sample_index : array_like of int, shape (n_var,), optional
-        Sample ``s(t)`` of each variable (``arange(n_var)`` by default).
-    two_constraints : bool
+    sample_index : array_like of int, shape (n_var,), default=None
+        Sample ``s(t)`` of each variable (``None``: ``arange(n_var)``).
+    two_constraints : bool, default=False
         Keep :math:`\sum_{y_t=+1}\alpha_t` and :math:`\sum_{y_t=-1}\alpha_t` fixed separately
         (the ν-SVM duals): working pairs are then taken within one sign of ``y``.
-    tol : float
+    tol : float, default=1e-3
         Stopping tolerance :math:`\varepsilon` on :math:`m(\alpha) - M(\alpha)`.
-    max_iter : int
+    max_iter : int, default=-1
         Iteration limit; ``-1`` means LIBSVM's ``max(10**7, 100 n_var)``. When it is reached a
         :class:`~sklearn.exceptions.ConvergenceWarning` is issued and the last (best) point is
         returned: every SMO step lowers :math:`f`.
-    shrinking : bool
+    shrinking : bool, default=True
         Use the shrinking heuristics.
 
     Returns
     -------
     SMOResult
+
+    Examples
+    --------
+    The C-SVM dual (PRML 7.32) of four points on a line, two per class: ``p = -1``, ``C = 10``.
+    The margin lies between 1 and 3, so the two inner points are the support vectors, each with
+    :math:`\alpha = 1/2`, and the decision function is :math:`x - 2`:
+
+    >>> import numpy as np
+    >>> from kmlib.kernels import Linear
+    >>> from kmlib.smo import KernelRows, solve
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> y = np.array([-1.0, -1.0, 1.0, 1.0])
+    >>> result = solve(KernelRows(Linear(), X), y, -1.0, 10.0, tol=1e-8)
+    >>> print(np.round(result.alpha, 4), round(float(result.b), 4), result.converged)
+    [0.  0.5 0.5 0. ] -2.0 True
     """
     y = np.array(y, dtype=np.float64).ravel()  # a writeable copy for the compiled loop
     n_var = y.size
@@ -499,9 +505,7 @@ def solve(
     if max_iter is None or max_iter < 0:
         max_iter = max(10_000_000, 100 * n_var)
     solver = _Solver(rows, y, p, C, alpha, s, bool(two_constraints), float(tol), bool(shrinking))
-    n0 = rows.n_computed
-    n_iter = solver.run(int(max_iter))
-    return solver.result(n_iter, rows.n_computed - n0)
+    return solver.result(solver.run(int(max_iter)))
 
 
 class _Solver:
@@ -608,7 +612,7 @@ class _Solver:
         rows.restrict(np.arange(rows.n))
         return int(state[loop.ITERATIONS])
 
-    def result(self, n_iter, n_rows):
+    def result(self, n_iter):
         if not self.converged:
             warnings.warn(
                 f"SMO stopped at max_iter={n_iter} iterations before the KKT violation "
@@ -631,7 +635,6 @@ class _Solver:
             gap=max(gap, 0.0),
             n_iter=n_iter,
             converged=self.converged,
-            n_kernel_rows=n_rows,
         )
 
 
@@ -655,7 +658,7 @@ def duality_gap(alpha, grad, y, C, *, two_constraints=False):
     ----------
     alpha, grad, y, C : ndarray of shape (n_var,)
         A feasible point, :math:`\nabla f(\alpha) = Q\alpha + p`, the signs and upper bounds.
-    two_constraints : bool
+    two_constraints : bool, default=False
         The ν-form with separate sums per sign of ``y``.
 
     Returns
@@ -686,14 +689,3 @@ def duality_gap(alpha, grad, y, C, *, two_constraints=False):
         bs.append(float(b))
     return total, (np.array(bs) if two_constraints else bs[0])
 
-
-def _kernel_matrix(kernel, A, B=None):
-    """Deprecated ``smo.kernel_matrix``: the kernel matrix, now simply ``kernel(A, B)``."""
-    return evaluate_kernel(kernel, A, B)
-
-
-def __getattr__(name):
-    if name == "kernel_matrix":
-        warn_renamed("smo.kernel_matrix(kernel, A, B)", "kernel(A, B)", __name__)
-        return _kernel_matrix
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -31,10 +31,17 @@ from scipy.spatial.distance import cdist
 from scipy.special import gammaln, logsumexp, softmax
 from scipy.stats import norm
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ._validation import as_generator, check_positive, check_positive_int, check_real
+from ._chunks import in_blocks
+from ._validation import (
+    as_generator,
+    check_positive,
+    check_positive_int,
+    check_real,
+    class_labels,
+    validate_data,
+)
 
 __all__ = [
     "NadarayaWatson",
@@ -46,15 +53,20 @@ __all__ = [
     "LOWESS",
 ]
 
+#: LOWESS stops its robustness passes once no weight moves by more than this: the passes then
+#: only repeat themselves (the weights lie in [0, 1]; on noisy data they settle within a few
+#: tens of passes, to rounding noise of about 1e-15, where they would wander for ever).
+ROBUSTNESS_SETTLED = 1e-12
+
 
 class NadarayaWatson(RegressorMixin, BaseEstimator):
     """Nadaraya–Watson kernel regression with Gaussian components (PRML 6.3.1).
 
     Parameters
     ----------
-    bandwidth : float
+    bandwidth : float, default=0.1
         Standard deviation :math:`h` of the Gaussian component along each input dimension.
-    target_bandwidth : float, optional
+    target_bandwidth : float or None, default=None
         Standard deviation :math:`s` along the target; ``None`` uses ``bandwidth`` (the
         isotropic choice of PRML Figure 6.3). It affects only the spread of
         :meth:`conditional_density` and the variance, never the mean.
@@ -63,6 +75,22 @@ class NadarayaWatson(RegressorMixin, BaseEstimator):
     ----------
     X_train_ : ndarray of shape (n, d)
     y_train_ : ndarray of shape (n,)
+
+    Examples
+    --------
+    Midway between two training inputs whose targets are 1 and 4, the two share the weight
+    and the mean is 2.5; the spread adds :math:`s^2 = 0.01` to the targets' variance 2.25:
+
+    >>> import numpy as np
+    >>> from kmlib.smoothing import NadarayaWatson
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> y = np.array([0.0, 1.0, 4.0, 9.0])
+    >>> model = NadarayaWatson(bandwidth=0.1).fit(X, y)
+    >>> np.round(model.weights([[1.5]]), 4)
+    array([[0. , 0.5, 0.5, 0. ]])
+    >>> mean, std = model.predict([[1.5]], return_std=True)
+    >>> np.round(mean, 4), np.round(std, 4)
+    (array([2.5]), array([1.5033]))
     """
 
     def __init__(self, bandwidth=0.1, target_bandwidth=None):
@@ -91,8 +119,8 @@ class NadarayaWatson(RegressorMixin, BaseEstimator):
         return self.bandwidth if self.target_bandwidth is None else self.target_bandwidth
 
     def _log_g(self, X):
-        """log g(x - x_n) up to a constant, shape (m, n); g is (6.47) for a Gaussian f."""
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        """log g(x - x_n) up to a constant at validated rows, shape (m, n); g is (6.47) for a
+        Gaussian f."""
         sq = cdist(X, self.X_train_, "sqeuclidean")  # exact differences, shift-invariant
         return -0.5 * sq / self.bandwidth**2
 
@@ -108,6 +136,10 @@ class NadarayaWatson(RegressorMixin, BaseEstimator):
         K : ndarray of shape (m, n)
         """
         check_is_fitted(self)
+        return self._weights(validate_data(self, X, dtype=np.float64, reset=False))
+
+    def _weights(self, X):
+        """:meth:`weights` at validated rows."""
         return softmax(self._log_g(X), axis=1)  # normalised in log space: no underflow
 
     def predict(self, X, return_std=False):
@@ -116,7 +148,8 @@ class NadarayaWatson(RegressorMixin, BaseEstimator):
         Parameters
         ----------
         X : array_like of shape (m, d)
-        return_std : bool
+        return_std : bool, default=False
+            Also return the conditional standard deviation.
 
         Returns
         -------
@@ -125,7 +158,15 @@ class NadarayaWatson(RegressorMixin, BaseEstimator):
             Only with ``return_std=True``: the square root of
             :math:`s^2 + \\sum_n k_n t_n^2 - (\\sum_n k_n t_n)^2`.
         """
-        K = self.weights(X)
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return in_blocks(
+            lambda rows: self._moments(rows, return_std), X, self.X_train_.shape[0], arrays=4.0
+        )
+
+    def _moments(self, X, return_std):
+        """:meth:`predict` at validated rows."""
+        K = self._weights(X)
         mean = K @ self.y_train_  # PRML (6.45)
         if not return_std:
             return mean
@@ -147,8 +188,7 @@ class NadarayaWatson(RegressorMixin, BaseEstimator):
         density : ndarray of shape (m, q)
         """
         check_is_fitted(self)
-        log_k = self._log_g(X)
-        log_k -= logsumexp(log_k, axis=1, keepdims=True)  # log of (6.46)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
         t = np.asarray(t, dtype=np.float64).ravel()
         s = self._s()
         log_normal = (
@@ -156,7 +196,13 @@ class NadarayaWatson(RegressorMixin, BaseEstimator):
             - np.log(s)
             - 0.5 * np.log(2.0 * np.pi)
         )  # shape (n, q)
-        return np.exp(logsumexp(log_k[:, :, np.newaxis] + log_normal[np.newaxis], axis=1))
+
+        def density(rows):  # an (m, n, q) sum: n values per target and row
+            log_k = self._log_g(rows)
+            log_k -= logsumexp(log_k, axis=1, keepdims=True)  # log of (6.46)
+            return np.exp(logsumexp(log_k[:, :, np.newaxis] + log_normal[np.newaxis], axis=1))
+
+        return in_blocks(density, X, self.X_train_.shape[0], arrays=7.0 * t.size + 4.0)
 
 
 # ----------------------------------------------------------------- MLAPP 14.7: smoothing kernels
@@ -177,6 +223,23 @@ class SmoothingKernel:
         :math:`\int u^2\kappa(u)\,du`, in closed form.
     peak : float
         :math:`\kappa(0)`, its maximum (for rejection sampling).
+
+    Examples
+    --------
+    The kernels of MLAPP 14.7.1 are in ``SMOOTHING_KERNELS``:
+
+    >>> import numpy as np
+    >>> from kmlib.smoothing import SMOOTHING_KERNELS
+    >>> sorted(SMOOTHING_KERNELS)
+    ['boxcar', 'epanechnikov', 'gaussian', 'tricube']
+    >>> epanechnikov = SMOOTHING_KERNELS["epanechnikov"]
+    >>> epanechnikov([0.0, 0.5])
+    array([0.75  , 0.5625])
+    >>> epanechnikov.second_moment
+    0.2
+    >>> draws = epanechnikov.sample(1000, np.random.default_rng(0))
+    >>> draws.shape, bool(np.all(np.abs(draws) <= 1.0))
+    ((1000,), True)
     """
 
     def __init__(self, name, density, support, second_moment, peak):
@@ -193,7 +256,18 @@ class SmoothingKernel:
         return f"SmoothingKernel({self.name!r})"
 
     def sample(self, size, rng):
-        r"""Draws from :math:`\kappa`: normal for the Gaussian, else rejection from a uniform."""
+        r"""Draws from :math:`\kappa`: normal for the Gaussian, else rejection from a uniform.
+
+        Parameters
+        ----------
+        size : int
+            Number of draws.
+        rng : numpy.random.Generator or RandomState
+
+        Returns
+        -------
+        ndarray of shape (size,)
+        """
         if np.isinf(self.support):
             return rng.standard_normal(size)
         draws = np.empty(0)
@@ -250,18 +324,41 @@ class KernelDensity(BaseEstimator):
 
     Parameters
     ----------
-    bandwidth : float or {"scott", "silverman"}
+    bandwidth : float or {"scott", "silverman"}, default=1.0
         :math:`h > 0`, or a rule: Scott's :math:`h = \bar\sigma N^{-1/(d+4)}` or Silverman's
         :math:`h = \bar\sigma\,(N(d+2)/4)^{-1/(d+4)}`, where :math:`\bar\sigma^2` is the
         mean over the dimensions of the sample variances (ddof = 1). In one dimension these
         are the factors that ``scipy.stats.gaussian_kde`` uses, times the sample standard
         deviation; Silverman's is then about :math:`1.06\,\hat\sigma N^{-1/5}` (MLAPP (14.89)).
-    kernel : {"gaussian", "epanechnikov", "tricube", "boxcar"}
+    kernel : {"gaussian", "epanechnikov", "tricube", "boxcar"}, default="gaussian"
+        The smoothing kernel :math:`\kappa`, one of ``SMOOTHING_KERNELS``.
 
     Attributes
     ----------
     bandwidth_ : float
-    X_train_ : ndarray of shape (N, d)
+        The bandwidth :math:`h` used (the rule's value for ``"scott"`` and ``"silverman"``).
+    kernel_ : SmoothingKernel
+    X_train_ : ndarray of shape (n, d)
+
+    Examples
+    --------
+    With a single data point at 0 and :math:`h = 1` the Gaussian estimate is the standard
+    normal density, :math:`\ln\mathcal N(0\mid 0, 1) = -\tfrac12\ln 2\pi`:
+
+    >>> import numpy as np
+    >>> from kmlib.smoothing import KernelDensity
+    >>> kde = KernelDensity(bandwidth=1.0).fit([[0.0]])
+    >>> np.round(kde.score_samples([[0.0], [1.0]]), 4)
+    array([-0.9189, -1.4189])
+
+    A bandwidth rule, and draws from the estimate:
+
+    >>> X = np.arange(10.0)[:, np.newaxis]
+    >>> kde = KernelDensity(bandwidth="silverman", kernel="epanechnikov").fit(X)
+    >>> round(kde.bandwidth_, 3)
+    2.023
+    >>> kde.sample(5, random_state=0).shape
+    (5, 1)
     """
 
     def __init__(self, bandwidth=1.0, kernel="gaussian"):
@@ -273,8 +370,9 @@ class KernelDensity(BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (N, d)
-        y : ignored
+        X : array_like of shape (n, d)
+        y : None, default=None
+            Ignored; present for the scikit-learn API.
 
         Returns
         -------
@@ -308,27 +406,48 @@ class KernelDensity(BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (M, d)
+        X : array_like of shape (m, d)
 
         Returns
         -------
-        ndarray of shape (M,)
+        ndarray of shape (m,)
             ``-inf`` where a compact kernel leaves no data within reach.
         """
         check_is_fitted(self, "X_train_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
+        arrays = 10.0 if self.kernel == "gaussian" else 6.0  # logsumexp's temporaries
+        return in_blocks(self._log_density, X, self.X_train_.shape[0], arrays=arrays)
+
+    def _log_density(self, X):
+        """:meth:`score_samples` at validated rows, one input dimension at a time."""
         h = self.bandwidth_
         n, d = self.X_train_.shape
-        U = (X[:, None, :] - self.X_train_[None, :, :]) / h  # (M, N, d)
-        if self.kernel == "gaussian":  # in log space, so that far points do not underflow
-            log_terms = -0.5 * np.sum(U**2, axis=2) - 0.5 * d * np.log(2 * np.pi)
+        gaussian = self.kernel == "gaussian"
+        combine = np.add if gaussian else np.multiply
+        total = None  # sum of squares (Gaussian) or product of kernel values over dimensions
+        for j in range(d):
+            u = (X[:, j, np.newaxis] - self.X_train_[np.newaxis, :, j]) / h  # (m, n)
+            term = u**2 if gaussian else self.kernel_(u)
+            total = term if total is None else combine(total, term, out=total)
+        if gaussian:  # in log space, so that far points do not underflow
+            log_terms = -0.5 * total - 0.5 * d * np.log(2 * np.pi)
             return logsumexp(log_terms, axis=1) - np.log(n) - d * np.log(h)
-        terms = np.prod(self.kernel_(U), axis=2)
         with np.errstate(divide="ignore"):
-            return np.log(terms.mean(axis=1)) - d * np.log(h)
+            return np.log(total.mean(axis=1)) - d * np.log(h)
 
     def score(self, X, y=None):
-        """Total log density of X (larger is better)."""
+        """Total log density of X (larger is better).
+
+        Parameters
+        ----------
+        X : array_like of shape (m, d)
+        y : None, default=None
+            Ignored; present for the scikit-learn API.
+
+        Returns
+        -------
+        float
+        """
         return float(np.sum(self.score_samples(X)))
 
     def sample(self, n_samples=1, random_state=None):
@@ -336,8 +455,9 @@ class KernelDensity(BaseEstimator):
 
         Parameters
         ----------
-        n_samples : int
-        random_state : int, Generator, RandomState or None
+        n_samples : int, default=1
+        random_state : int, Generator, RandomState or None, default=None
+            Seed or generator of the draws; ``None`` draws fresh entropy.
 
         Returns
         -------
@@ -364,14 +484,24 @@ def normal_reference_bandwidth(x, robust=True):
 
     Parameters
     ----------
-    x : array_like of shape (N,)
-        One-dimensional sample, N >= 2.
-    robust : bool
-        Use the median absolute deviation (default) instead of the standard deviation.
+    x : array_like of shape (n,)
+        One-dimensional sample, n >= 2.
+    robust : bool, default=True
+        Use the median absolute deviation instead of the standard deviation.
 
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.smoothing import normal_reference_bandwidth
+    >>> x = np.arange(10.0)
+    >>> round(normal_reference_bandwidth(x), 3)  # MAD 2.5, so sigma = 3.706
+    2.477
+    >>> round(normal_reference_bandwidth(x, robust=False), 3)  # Silverman's rule
+    2.023
     """
     x = np.asarray(x, dtype=np.float64)
     if x.ndim != 1 or x.size < 2:
@@ -409,8 +539,15 @@ class KNeighborsDensityClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_neighbors : int
+    n_neighbors : int, default=5
         K; at most N (larger values use all N training points).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    class_count_ : ndarray of shape (n_classes,)
+        :math:`N_c`.
+    X_train_ : ndarray of shape (n, d)
 
     Notes
     -----
@@ -418,12 +555,26 @@ class KNeighborsDensityClassifier(ClassifierMixin, BaseEstimator):
     training set. A tie in the vote goes to the class that comes first in ``classes_``, as in
     scikit-learn's ``KNeighborsClassifier``.
 
-    Attributes
-    ----------
-    classes_ : ndarray of shape (n_classes,)
-    class_count_ : ndarray of shape (n_classes,)
-        :math:`N_c`.
-    X_train_ : ndarray of shape (N, d)
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.smoothing import KNeighborsDensityClassifier
+    >>> X = np.array([[0.0], [0.5], [1.0], [5.0], [5.5], [6.0]])
+    >>> y = np.array([0, 0, 0, 1, 1, 1])
+    >>> clf = KNeighborsDensityClassifier(n_neighbors=3).fit(X, y)
+    >>> clf.predict([[0.2], [5.2]])
+    array([0, 1])
+
+    At 3.2 the three nearest are 1.0, 5.0 and 5.5: one vote against two.
+
+    >>> clf.predict_proba([[3.2]])
+    array([[0.33333333, 0.66666667]])
+
+    At 0.2 the ball reaching the third neighbour has length :math:`V = 1.6` and holds all
+    three points of class 0, so :math:`p(x\mid y = 0) = 3/(3 \cdot 1.6)`:
+
+    >>> np.round(np.exp(clf.log_class_densities([[0.2]])), 4)
+    array([[0.625, 0.   ]])
     """
 
     def __init__(self, n_neighbors=5):
@@ -434,8 +585,8 @@ class KNeighborsDensityClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (N, d)
-        y : array_like of shape (N,)
+        X : array_like of shape (n, d)
+        y : array_like of shape (n,)
 
         Returns
         -------
@@ -443,16 +594,19 @@ class KNeighborsDensityClassifier(ClassifierMixin, BaseEstimator):
         """
         check_positive_int(self.n_neighbors, "n_neighbors")
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, self._codes = np.unique(y, return_inverse=True)
+        self.classes_, self._codes = class_labels(y)
         self.class_count_ = np.bincount(self._codes, minlength=self.classes_.size)
         self.X_train_ = X
         return self
 
     def _neighbourhood(self, X):
-        """Class counts N_c(x) of the K nearest, shape (M, C), and log V(x), shape (M,)."""
+        """Class counts N_c(x) of the K nearest, shape (m, n_classes), and log V(x), shape (m,)."""
         check_is_fitted(self, "X_train_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
+        return in_blocks(self._neighbourhood_rows, X, self.X_train_.shape[0], arrays=3.0)
+
+    def _neighbourhood_rows(self, X):
+        """:meth:`_neighbourhood` at validated rows."""
         n, d = self.X_train_.shape
         k = min(self.n_neighbors, n)
         distance = cdist(X, self.X_train_)
@@ -469,11 +623,11 @@ class KNeighborsDensityClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (M, d)
+        X : array_like of shape (m, d)
 
         Returns
         -------
-        ndarray of shape (M, n_classes)
+        ndarray of shape (m, n_classes)
             ``-inf`` for a class with no member among the K nearest; ``+inf`` for the others
             where the K nearest coincide with the query (zero volume).
         """
@@ -486,11 +640,11 @@ class KNeighborsDensityClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (M, d)
+        X : array_like of shape (m, d)
 
         Returns
         -------
-        ndarray of shape (M,)
+        ndarray of shape (m,)
         """
         counts, log_volume = self._neighbourhood(X)
         return np.log(counts.sum(axis=1)) - np.log(self.X_train_.shape[0]) - log_volume
@@ -500,11 +654,11 @@ class KNeighborsDensityClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (M, d)
+        X : array_like of shape (m, d)
 
         Returns
         -------
-        ndarray of shape (M, n_classes)
+        ndarray of shape (m, n_classes)
         """
         counts, _ = self._neighbourhood(X)
         return counts / counts.sum(axis=1, keepdims=True)
@@ -514,11 +668,11 @@ class KNeighborsDensityClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (M, d)
+        X : array_like of shape (m, d)
 
         Returns
         -------
-        ndarray of shape (M,)
+        ndarray of shape (m,)
         """
         proba = self.predict_proba(X)  # checks that the model is fitted
         return self.classes_[np.argmax(proba, axis=1)]
@@ -530,12 +684,12 @@ class LOWESS(RegressorMixin, BaseEstimator):
     At a query point :math:`\mathbf x` the training point n gets the weight :math:`w_n =
     \kappa_{tc}(\lVert\mathbf x - \mathbf x_n\rVert / d_k(\mathbf x))`, where
     :math:`d_k(\mathbf x)` is the distance to the k-th nearest training input and
-    k = max(ceil(frac N), D + 2) (at most N): the k-th nearest point and those farther away get
-    weight zero. A linear function of the inputs is fitted by weighted least squares and
-    evaluated at :math:`\mathbf x`, MLAPP (14.94)–(14.96): a straight line for one input,
-    Cleveland and Devlin's (1988) local linear LOESS for several. The prediction is linear in
-    the targets, :math:`\hat y(\mathbf x) = \sum_n l_n(\mathbf x)\,y_n`. Written with the
-    weighted mean
+    k = max(ceil(frac N), d + 2) (at most N) for d inputs: the k-th nearest point and those
+    farther away get weight zero. A linear function of the inputs is fitted by weighted least
+    squares and evaluated at :math:`\mathbf x`, MLAPP (14.94)–(14.96): a straight line for one
+    input, Cleveland and Devlin's (1988) local linear LOESS for several. The prediction is
+    linear in the targets, :math:`\hat y(\mathbf x) = \sum_n l_n(\mathbf x)\,y_n`. Written with
+    the weighted mean
     :math:`\bar{\mathbf x}_w = \sum_n w_n\mathbf x_n/\sum_n w_n` and the weighted scatter
     :math:`\mathbf S_w = \sum_n w_n(\mathbf x_n - \bar{\mathbf x}_w)(\mathbf x_n -
     \bar{\mathbf x}_w)^T/\sum_n w_n`, the row :math:`\boldsymbol\phi(\mathbf x)^T
@@ -560,20 +714,47 @@ class LOWESS(RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    frac : float
+    frac : float, default=2/3
         Fraction of the training points in each local fit, in (0, 1].
-    iterations : int
+    iterations : int, default=1
         Number of fitting passes, at least 1. ``iterations=1`` is plain locally weighted
         regression; each further pass is a robustness step. (R's ``lowess(iter=)`` and
         statsmodels' ``it`` count the robustness steps only, i.e. ``iterations - 1``;
-        Cleveland (1979) suggests two of them, ``iterations=3``.)
+        Cleveland (1979) suggests two of them, ``iterations=3``.) The passes stop early
+        when the robustness weights have settled (no weight moves by more than
+        ``ROBUSTNESS_SETTLED``) or a pass fits half of the data exactly.
 
     Attributes
     ----------
-    X_train_ : ndarray of shape (N, D)
-    y_train_ : ndarray of shape (N,)
-    robustness_weights_ : ndarray of shape (N,)
+    X_train_ : ndarray of shape (n, d)
+    y_train_ : ndarray of shape (n,)
+    robustness_weights_ : ndarray of shape (n,)
         The bisquare weights of the last pass; ones when ``iterations=1``.
+    n_iter_ : int
+        Fitting passes made, at most ``iterations``.
+
+    Examples
+    --------
+    Every local fit is a line, so a line comes back exactly:
+
+    >>> import numpy as np
+    >>> from kmlib.smoothing import LOWESS
+    >>> X = np.linspace(0.0, 1.0, 21)[:, np.newaxis]
+    >>> model = LOWESS(frac=0.5).fit(X, 2.0 * X[:, 0] + 1.0)
+    >>> np.round(model.predict([[0.25], [0.55]]), 4)
+    array([1.5, 2.1])
+
+    One gross outlier pulls the plain fit; two robustness steps (``iterations=3``) give it
+    weight zero:
+
+    >>> y = 2.0 * X[:, 0] + 1.0 + 0.05 * np.sin(37.0 * X[:, 0])
+    >>> y[10] = 10.0  # at x = 0.5, where the line is 2
+    >>> plain = LOWESS(frac=0.5).fit(X, y)
+    >>> robust = LOWESS(frac=0.5, iterations=3).fit(X, y)
+    >>> round(float(plain.predict([[0.5]])[0]), 2), round(float(robust.predict([[0.5]])[0]), 2)
+    (3.39, 2.01)
+    >>> float(robust.robustness_weights_[10])
+    0.0
     """
 
     def __init__(self, frac=2 / 3, iterations=1):
@@ -585,8 +766,8 @@ class LOWESS(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (N, D)
-        y : array_like of shape (N,)
+        X : array_like of shape (n, d)
+        y : array_like of shape (n,)
 
         Returns
         -------
@@ -597,12 +778,18 @@ class LOWESS(RegressorMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=2)
         self.X_train_, self.y_train_ = X, y
         self.robustness_weights_ = np.ones(y.size)
+        self.n_iter_ = 1
         for _ in range(self.iterations - 1):
-            residual = y - self.equivalent_kernel(X) @ y
+            residual = y - self._equivalent_kernel(X) @ y
             scale = 6.0 * np.median(np.abs(residual))
             if scale == 0:  # the previous pass fits (at least half of) the data exactly
                 break
-            self.robustness_weights_ = np.clip(1 - (residual / scale) ** 2, 0, None) ** 2
+            weights = np.clip(1 - (residual / scale) ** 2, 0, None) ** 2
+            change = np.max(np.abs(weights - self.robustness_weights_))
+            self.robustness_weights_ = weights
+            self.n_iter_ += 1
+            if change <= ROBUSTNESS_SETTLED:  # another pass would give the same weights
+                break
         return self
 
     def equivalent_kernel(self, X):
@@ -611,23 +798,26 @@ class LOWESS(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (M, D)
-            Query points; with one input feature also a scalar or an array of shape (M,).
+        X : array_like of shape (m, d)
+            Query points; with one input feature also a scalar or an array of shape (m,).
 
         Returns
         -------
-        ndarray of shape (M, N)
+        ndarray of shape (m, n)
         """
         check_is_fitted(self, "X_train_")
-        X = np.asarray(X, dtype=np.float64)
-        if self.n_features_in_ == 1 and X.ndim <= 1:
-            X = X.reshape(-1, 1)
+        if self.n_features_in_ == 1 and np.ndim(X) <= 1:
+            X = np.reshape(X, (-1, 1))
         X = validate_data(self, X, dtype=np.float64, reset=False)
+        return self._equivalent_kernel(X)
+
+    def _equivalent_kernel(self, X):
+        """:meth:`equivalent_kernel` at validated rows."""
         n, d = self.X_train_.shape
         # round first: frac * n = 55.00000000000001 for frac = 0.55, n = 100 must give k = 55
         k = min(max(int(np.ceil(round(self.frac * n, 9))), d + 2), n)
-        distance = cdist(X, self.X_train_)  # (M, N)
-        reach = np.partition(distance, k - 1, axis=1)[:, k - 1 : k]  # d_k(x), (M, 1)
+        distance = cdist(X, self.X_train_)  # (m, n)
+        reach = np.partition(distance, k - 1, axis=1)[:, k - 1 : k]  # d_k(x), (m, 1)
         weights = SMOOTHING_KERNELS["tricube"](distance / np.where(reach > 0, reach, 1.0))
         weights[reach[:, 0] == 0] = 0.0
         ties = ~(weights.sum(axis=1) > 0)  # the k nearest all at distance d_k(x)
@@ -639,18 +829,23 @@ class LOWESS(RegressorMixin, BaseEstimator):
                 "a local fit has no training point with positive weight (the robustness "
                 "weights removed them all): raise frac or lower iterations"
             )
-        p = weights / total  # normalised weights, (M, N)
-        mean = p @ self.X_train_  # weighted mean input, (M, D)
-        centred = self.X_train_[None, :, :] - mean[:, None, :]  # (M, N, D)
-        scatter = np.einsum("mn,mnd,mne->mde", p, centred, centred)  # S_w, (M, D, D)
+        p = weights / total  # normalised weights, (m, n)
+        mean = p @ self.X_train_  # weighted mean input, (m, d)
+        centred = self.X_train_[None, :, :] - mean[:, None, :]  # (m, n, d)
+        scatter = np.einsum("mn,mnd,mne->mde", p, centred, centred)  # S_w, (m, d, d)
         # pseudo-inverse of S_w after scaling it to unit diagonal, so that inputs on different
         # scales are treated alike and a singular S_w gives the weighted mean along its null space
         scale = np.sqrt(np.einsum("mdd->md", scatter))
-        scale = np.where(scale > 0, scale, 1.0)
+        # a spread within the rounding error of the weighted mean (inputs that are all equal,
+        # say) is no spread: that direction gets no slope, as an exactly zero spread does
+        flat = scale <= n * np.finfo(np.float64).eps * np.max(np.abs(self.X_train_), axis=0)
+        scale = np.where(flat, 1.0, scale)
         unit = scatter / (scale[:, :, None] * scale[:, None, :])
+        unit[flat] = 0.0
+        unit.transpose(0, 2, 1)[flat] = 0.0
         inverse = np.linalg.pinv(unit, rcond=1e-10, hermitian=True)
         inverse /= scale[:, :, None] * scale[:, None, :]
-        lever = np.einsum("mde,me->md", inverse, X - mean)  # S_w^+ (x - x_bar), (M, D)
+        lever = np.einsum("mde,me->md", inverse, X - mean)  # S_w^+ (x - x_bar), (m, d)
         return p * (1.0 + np.einsum("mnd,md->mn", centred, lever))  # MLAPP (14.96)
 
     def predict(self, X):
@@ -658,12 +853,18 @@ class LOWESS(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (M, D)
+        X : array_like of shape (m, d)
 
         Returns
         -------
-        ndarray of shape (M,)
+        ndarray of shape (m,)
         """
         check_is_fitted(self, "X_train_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self.equivalent_kernel(X) @ self.y_train_
+        n, d = self.X_train_.shape
+        return in_blocks(
+            lambda rows: self._equivalent_kernel(rows) @ self.y_train_,
+            X,
+            n,
+            arrays=8.0 + 2.0 * d,  # the weights' steps, and the (m, n, d) centred inputs
+        )

@@ -3,7 +3,12 @@ distributions (PRML 6.2, MLAPP 14.2.2, 14.2.6–14.2.8), and the Fisher kernel (
 
 They are :class:`kmlib.kernels.Kernel` objects, so ``k(X)``, ``k(X, Y)``, ``k.diag(X)``, sums,
 products and ``c * k`` work as for vector kernels; ``X`` is a sequence of objects instead of an
-array. Their parameters are structural (a string length, a decay, a model), so ``theta`` is empty.
+array (a list, a numpy array, a pandas Series or a DataFrame of one column; a DataFrame of
+several columns is refused). Their parameters are structural (a string length, a decay, a
+model), so ``theta`` is empty.
+
+An estimator that computes on numeric arrays takes such a kernel through its Gram matrix:
+``SVC(kernel="precomputed").fit(k(X_train), y)``, then ``predict(k(X_test, X_train))``.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from ._validation import (
     check_matching_features,
     check_positive,
     check_positive_int,
+    check_symmetric,
 )
 from .kernels import Kernel
 
@@ -41,6 +47,13 @@ class _Structured(Kernel):
     """Shared plumbing: no hyperparameters, inputs are sequences of objects."""
 
     def _check_inputs(self, X, name):
+        if hasattr(X, "columns"):  # a pandas DataFrame: the objects are its one column
+            if X.shape[1] != 1:
+                raise ValueError(
+                    f"{name} is a DataFrame of {X.shape[1]} columns; {type(self).__name__} takes "
+                    f"one column of objects: pass a single column, such as {name}[column]"
+                )
+            X = X.iloc[:, 0]
         if isinstance(X, (str, bytes)) or not hasattr(X, "__len__"):
             raise ValueError(
                 f"{name} must be a sequence of objects (a list), got {type(X).__name__}"
@@ -73,14 +86,37 @@ class _Structured(Kernel):
         return np.array([self._pair(a, a) for a in X], dtype=np.float64)
 
 
+def _cholesky_factor(A, refusal):
+    """Lower Cholesky factor of the symmetric matrix ``A``, or a ValueError saying ``refusal``."""
+    try:
+        return cholesky(A)[0]
+    except np.linalg.LinAlgError:
+        raise ValueError(refusal) from None
+
+
 class SetIntersection(_Structured):
     r"""Kernel on subsets of a fixed set, PRML (6.27): :math:`k(A_1, A_2) = 2^{|A_1 \cap A_2|}`.
 
     Its feature map has one entry per subset :math:`U`, equal to 1 when :math:`U \subseteq A`
     (PRML Exercise 6.12).
 
-    Inputs are sequences of sets (any iterables of hashable elements).
+    Inputs are sequences of sets (any iterables of hashable elements). Two sets that share
+    more than 1023 elements have :math:`2^{|A_1 \cap A_2|}` beyond the largest float64, and
+    the kernel raises a ``ValueError`` rather than return an infinite value.
+
+    Examples
+    --------
+    >>> from kmlib.structured import SetIntersection
+    >>> print(SetIntersection()([{1, 2}, {2, 3}, {4}]))
+    [[4. 2. 1.]
+     [2. 4. 1.]
+     [1. 1. 2.]]
     """
+
+    _overflow_advice = (
+        "2**|A & B| exceeds float64 once two sets of X share more than 1023 elements; "
+        "use smaller sets"
+    )
 
     def __init__(self):
         pass
@@ -111,7 +147,16 @@ class SetIntersection(_Structured):
         return 2.0 ** np.array([len(a) for a in X], dtype=np.float64)
 
 
-class SubsequenceString(_Structured):
+class _Strings(_Structured):
+    """Kernels on strings: every input is a ``str``."""
+
+    def _check_item(self, item, name):
+        if not isinstance(item, str):
+            raise ValueError(f"every entry of {name} must be a str; got {item!r}")
+        return item
+
+
+class SubsequenceString(_Strings):
     r"""Gap-weighted subsequence kernel on strings (Lodhi et al. 2002), by dynamic programming.
 
     Every subsequence :math:`u` of length ``order`` that occurs in both strings, contiguous or
@@ -125,24 +170,29 @@ class SubsequenceString(_Structured):
 
     Parameters
     ----------
-    order : int
+    order : int, default=2
         Subsequence length :math:`n \geq 1`.
-    decay : float
+    decay : float, default=0.5
         :math:`\lambda \in (0, 1]`; smaller values penalise gaps more.
-    normalize : bool
+    normalize : bool, default=True
         Divide by :math:`\sqrt{k(s,s)\,k(t,t)}` so that every string has unit norm (a string
         shorter than ``order`` has no subsequences; its row is then zero).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.structured import SubsequenceString
+    >>> k = SubsequenceString(order=2, decay=0.5)
+    >>> print(np.round(k(["kernel", "kernels", "colonel"]), 4))
+    [[1.     0.91   0.2993]
+     [0.91   1.     0.2723]
+     [0.2993 0.2723 1.    ]]
     """
 
     def __init__(self, order=2, decay=0.5, normalize=True):
         self.order = order
         self.decay = decay
         self.normalize = normalize
-
-    def _check_item(self, item, name):
-        if not isinstance(item, str):
-            raise ValueError(f"every entry of {name} must be a str; got {item!r}")
-        return item
 
     def _values(self):
         if not (isinstance(self.order, (int, np.integer)) and self.order >= 1):
@@ -185,7 +235,7 @@ def _discounted_cumsum(M, lam, axis):
     return np.moveaxis(y, 0, axis)
 
 
-class _SubstringCounts(_Structured):
+class _SubstringCounts(_Strings):
     r"""Kernels :math:`\sum_s w_s \phi_s(x) \phi_s(x')` on substring counts, MLAPP (14.22).
 
     :math:`\phi_s(x)` is the number of times ``s`` occurs in ``x`` as a contiguous substring
@@ -193,11 +243,6 @@ class _SubstringCounts(_Structured):
     with what weight (``_weights``: a dict ``{length: w}``); the weight of ``s`` depends on
     its length only.
     """
-
-    def _check_item(self, item, name):
-        if not isinstance(item, str):
-            raise ValueError(f"every entry of {name} must be a str; got {item!r}")
-        return item
 
     @staticmethod
     def _counts(x, lengths):
@@ -264,11 +309,24 @@ class Spectrum(_SubstringCounts):
 
     Parameters
     ----------
-    length : int
+    length : int, default=3
         Substring length :math:`k \geq 1`.
-    normalize : bool
+    normalize : bool, default=False
         Divide by :math:`\sqrt{k(x, x)\,k(x', x')}` (the cosine of the count vectors); a string
         shorter than ``length`` has no k-mers and gets a zero row.
+
+    Examples
+    --------
+    "abab" holds "ab" twice and "ba" once, "bab" each once:
+
+    >>> import numpy as np
+    >>> from kmlib.structured import Spectrum
+    >>> print(Spectrum(length=2)(["abab", "bab"]))
+    [[5. 3.]
+     [3. 2.]]
+    >>> print(np.round(Spectrum(length=2, normalize=True)(["abab", "bab"]), 4))
+    [[1.     0.9487]
+     [0.9487 1.    ]]
     """
 
     def __init__(self, length=3, normalize=False):
@@ -296,13 +354,23 @@ class AllSubstrings(_SubstringCounts):
 
     Parameters
     ----------
-    max_length : int
+    max_length : int, default=3
         Longest substring counted, :math:`p \geq 1`.
-    decay : float
+    decay : float, default=0.5
         :math:`\lambda > 0`; below 1 it down-weights long substrings, above 1 it favours them
         (any positive value gives a valid kernel, since the sum is finite).
-    normalize : bool
+    normalize : bool, default=False
         Divide by :math:`\sqrt{k(x, x)\,k(x', x')}`; the empty string gets a zero row.
+
+    Examples
+    --------
+    "ab" and "abb" share "a", "b" (once in "ab", twice in "abb") and "ab":
+    :math:`0.5\cdot1 + 0.5\cdot2 + 0.25\cdot1 = 1.75`.
+
+    >>> from kmlib.structured import AllSubstrings
+    >>> print(AllSubstrings(max_length=2, decay=0.5)(["ab", "abb"]))
+    [[1.25 1.75]
+     [1.75 3.  ]]
     """
 
     def __init__(self, max_length=3, decay=0.5, normalize=False):
@@ -341,6 +409,18 @@ class TfidfCosine(_Structured):
     ----------
     corpus : sequence of documents
         Reference documents that fix the vocabulary and the idf weights.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.structured import TfidfCosine
+    >>> k = TfidfCosine(["the cat sat", "the dog sat", "a cat ran", "a bird flew"])
+    >>> print(np.round(k(["the cat sat", "a cat ran", "the dog"]), 4))
+    [[1.     0.2067 0.2213]
+     [0.2067 1.     0.    ]
+     [0.2213 0.     1.    ]]
+    >>> k.features(["the cat"]).shape  # one column per word of the corpus
+    (1, 8)
     """
 
     def __init__(self, corpus):
@@ -408,15 +488,32 @@ class PyramidMatch(_Structured):
 
     Parameters
     ----------
-    bin_size : float
+    bin_size : float, default=1.0
         Side :math:`b > 0` of the finest bins. With integer coordinates and ``bin_size=1``
         only identical points share a level-0 bin.
-    shift : float or array_like of shape (d,), optional
+    shift : float or array_like of shape (d,), default=None
         Non-negative offset :math:`\mathbf t` added to every point before binning; a random
         shift averages out the artefacts of the grid. ``None`` means no shift.
-    normalize : bool
+    normalize : bool, default=True
         Divide by :math:`\sqrt{K_\Delta(X, X) K_\Delta(Y, Y)}`, where
         :math:`K_\Delta(X, X) = |X| / d`.
+
+    Examples
+    --------
+    Two point sets in the plane; the two points of ``B`` are first matched at level 1:
+
+    >>> import numpy as np
+    >>> from kmlib.structured import PyramidMatch
+    >>> A = np.array([[0.0, 0.0], [1.0, 1.0], [3.0, 2.0]])
+    >>> B = np.array([[0.0, 1.0], [3.0, 3.0]])
+    >>> k = PyramidMatch(bin_size=1.0, normalize=False)
+    >>> print(k([A, B]))
+    [[1.5 0.5]
+     [0.5 1. ]]
+    >>> k.new_matches(A, B)
+    array([0., 2., 0.])
+    >>> print(k.matching_cost([A], [B]))
+    [[8.]]
     """
 
     def __init__(self, bin_size=1.0, shift=None, normalize=True):
@@ -462,7 +559,10 @@ class PyramidMatch(_Structured):
                     "(after adding shift); translate the point sets first"
                 )
             if np.any(Z >= 2.0**52):
-                raise ValueError("coordinates / bin_size must stay below 2**52")
+                raise ValueError(
+                    "the points' coordinates / bin_size must stay below 2**52, the integers "
+                    "that float64 holds exactly: scale X (and Y) down, or raise bin_size"
+                )
             bins.append(np.floor(Z).astype(np.int64))
         return bins
 
@@ -531,7 +631,9 @@ class PyramidMatch(_Structured):
         Parameters
         ----------
         X : sequence of array_like of shape (m_n, d)
-        Y : sequence of array_like of shape (m'_k, d), optional
+            Point sets.
+        Y : sequence of array_like of shape (m'_k, d), default=None
+            Second sequence of point sets; ``None`` compares ``X`` with itself.
 
         Returns
         -------
@@ -583,13 +685,30 @@ class ProbabilityProduct(_Structured):
 
     Inputs are sequences of ``(mean, covariance)`` pairs: ``mean`` of shape ``(D,)`` and
     ``covariance`` a positive scalar (isotropic), a vector of shape ``(D,)`` (diagonal) or a
-    matrix of shape ``(D, D)``.
+    symmetric positive definite matrix of shape ``(D, D)`` (checked).
 
     Parameters
     ----------
-    rho : float
+    rho : float, default=1.0
         Exponent :math:`\rho > 0`.
+
+    Examples
+    --------
+    The Bhattacharyya kernel between two isotropic Gaussians and a diagonal one:
+
+    >>> import numpy as np
+    >>> from kmlib.structured import ProbabilityProduct
+    >>> gaussians = [(np.zeros(2), 1.0), (np.array([1.0, 0.0]), 1.0), (np.zeros(2), [1.0, 4.0])]
+    >>> print(np.round(ProbabilityProduct(rho=0.5)(gaussians), 4))
+    [[1.     0.8825 0.8944]
+     [0.8825 1.     0.7893]
+     [0.8944 0.7893 1.    ]]
     """
+
+    _overflow_advice = (
+        "the Gaussians in X are too narrow (or too wide) for their densities in float64: "
+        "rescale the means and covariances"
+    )
 
     def __init__(self, rho=1.0):
         self.rho = rho
@@ -610,9 +729,11 @@ class ProbabilityProduct(_Structured):
             cov = float(check_positive(cov, f"a covariance in {name}")) * np.eye(D)
         elif cov.ndim == 1:
             cov = np.diag(check_positive(cov, f"a covariance in {name}"))
-        if cov.shape != (D, D) or not np.all(np.isfinite(cov)):
-            raise ValueError(f"a covariance in {name} must be finite with shape ({D}, {D})")
-        return mean, cov, log_det(cholesky(cov)[0])
+        if cov.shape != (D, D):
+            raise ValueError(f"a covariance in {name} must have shape ({D}, {D}); got {cov.shape}")
+        check_symmetric(cov, f"a covariance in {name}")
+        L = _cholesky_factor(cov, f"a covariance in {name} must be positive definite")
+        return mean, cov, log_det(L)
 
     def _pair(self, a, b):
         (m1, S1, logdet1), (m2, S2, logdet2) = a, b
@@ -641,10 +762,27 @@ class Fisher(_Structured):
     ----------
     score : callable
         Maps a sequence of ``n`` inputs to the scores, an array of shape ``(n, P)``.
-    information : array_like of shape (P, P), optional
+    information : array_like of shape (P, P), default=None
         Fisher information :math:`\mathbf F` (6.34), or an estimate such as
         :func:`fisher_information` (6.35). ``None`` uses the identity, which gives the
         non-invariant kernel (6.36).
+
+    Examples
+    --------
+    The score of a unit-variance Gaussian in its mean :math:`\mu = 1.5` is
+    :math:`x - \mu`:
+
+    >>> import numpy as np
+    >>> from kmlib.structured import Fisher, fisher_information
+    >>> def score(X):
+    ...     return np.asarray(X, dtype=float).reshape(-1, 1) - 1.5
+    >>> X = [0.0, 1.0, 2.0, 3.0]
+    >>> k = Fisher(score, information=fisher_information(score, X))
+    >>> print(np.round(k(X), 4))
+    [[ 1.8  0.6 -0.6 -1.8]
+     [ 0.6  0.2 -0.2 -0.6]
+     [-0.6 -0.2  0.2  0.6]
+     [-1.8 -0.6  0.6  1.8]]
     """
 
     def __init__(self, score, information=None):
@@ -666,14 +804,10 @@ class Fisher(_Structured):
         F = np.asarray(self.information, dtype=np.float64)
         if F.shape != (G.shape[1], G.shape[1]):
             raise ValueError(f"information must have shape ({G.shape[1]}, {G.shape[1]})")
-        if not (np.all(np.isfinite(F)) and np.allclose(F, F.T, rtol=1e-12, atol=0)):
-            raise ValueError("information must be a finite symmetric matrix")
-        try:
-            L, _ = cholesky(F)
-        except np.linalg.LinAlgError:
-            raise ValueError(
-                "information must be positive definite (a Fisher information matrix, PRML 6.34)"
-            ) from None
+        check_symmetric(F, "information")
+        L = _cholesky_factor(
+            F, "information must be positive definite (a Fisher information matrix, PRML 6.34)"
+        )
         return solve_lower(L, G.T).T
 
     def _check_pair(self, X, Y):
@@ -691,18 +825,27 @@ class Fisher(_Structured):
 def fisher_information(score, X):
     r"""Sample estimate of the Fisher information, PRML (6.35).
 
-    .. math:: \mathbf F \simeq \frac1N \sum_n \mathbf g(\mathbf x_n) \mathbf g(\mathbf x_n)^T
+    .. math:: \mathbf F \simeq \frac1n \sum_{i=1}^n \mathbf g(\mathbf x_i) \mathbf g(\mathbf x_i)^T
 
     Parameters
     ----------
     score : callable
-        Maps ``N`` inputs to their Fisher scores, shape ``(N, P)``.
+        Maps ``n`` inputs to their Fisher scores, shape ``(n, P)``.
     X : sequence
         Samples from the model.
 
     Returns
     -------
     F : ndarray of shape (P, P)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.structured import fisher_information
+    >>> def score(X):  # of a unit-variance Gaussian, in its mean 1.5
+    ...     return np.asarray(X, dtype=float).reshape(-1, 1) - 1.5
+    >>> fisher_information(score, [0.0, 1.0, 2.0, 3.0])
+    array([[1.25]])
     """
     G = as_inputs(score(X), "score(X)")
     return G.T @ G / G.shape[0]

@@ -43,11 +43,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, Regressor
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ._kernel_checks import check_kernel, evaluate_kernel
-from ._validation import check_bool, check_real
+from ._chunks import in_blocks
+from ._kernel_checks import CONSTANT_GRAM, check_kernel, evaluate_kernel
+from ._validation import check_bool, check_real, class_labels, validate_data
 from .kernels import RBF
 from .smo import KernelRows, solve
 
@@ -55,8 +55,6 @@ __all__ = ["SVC", "SVR", "NuSVC", "NuSVR", "OneClassSVM", "pairwise_coupling", "
 
 #: Folds of the internal cross-validation behind ``predict_proba`` (LIBSVM's choice).
 N_FOLDS = 5
-#: Rows of a test block when decision values are computed (bounds the memory).
-_BLOCK = 2048
 
 
 # ====================================================================== probabilities
@@ -73,11 +71,34 @@ def platt_sigmoid(f, t, *, max_iter=100, min_step=1e-10, sigma=1e-12, eps=1e-5):
         Decision values (from cross-validation, so that they are not over-confident).
     t : ndarray of bool, shape (n,)
         ``True`` for the positive class.
+    max_iter : int, default=100
+        Largest number of Newton iterations.
+    min_step : float, default=1e-10
+        Smallest step of the line search; when no longer step lowers the loss the fit stops.
+    sigma : float, default=1e-12
+        Added to the diagonal of the Hessian, so that it stays positive definite.
+    eps : float, default=1e-5
+        Stop when both entries of the gradient are at most ``eps`` in absolute value.
 
     Returns
     -------
     A, B : float
         Slope and offset; :math:`A < 0` when larger ``f`` means the positive class.
+
+    Examples
+    --------
+    Decision values whose classes overlap near zero:
+
+    >>> import numpy as np
+    >>> from kmlib.svm import platt_sigmoid
+    >>> f = np.array([-3.0, -2.0, -1.0, -0.5, 0.5, 1.0, 2.0, 3.0])
+    >>> t = np.array([False, False, False, True, False, True, True, True])
+    >>> A, B = platt_sigmoid(f, t)
+    >>> round(float(A), 2)
+    -0.62
+    >>> p = 1.0 / (1.0 + np.exp(A * f + B))  # P(t = 1 | f)
+    >>> bool(np.all(np.diff(p) > 0))
+    True
     """
     f = np.asarray(f, dtype=np.float64)
     t = np.asarray(t, dtype=bool)
@@ -141,6 +162,18 @@ def pairwise_coupling(r):
     ------
     ValueError
         If ``r`` is not of shape (n, k, k) with k >= 2 or holds values outside [0, 1].
+
+    Examples
+    --------
+    Pairwise probabilities :math:`r_{ij} = p_i/(p_i + p_j)` that agree with
+    :math:`\mathbf p = (0.5, 0.3, 0.2)` give that :math:`\mathbf p` back:
+
+    >>> import numpy as np
+    >>> from kmlib.svm import pairwise_coupling
+    >>> p = np.array([0.5, 0.3, 0.2])
+    >>> r = p[:, np.newaxis] / (p[:, np.newaxis] + p[np.newaxis, :])  # the diagonal is unused
+    >>> np.round(pairwise_coupling(r[np.newaxis]), 4)
+    array([[0.5, 0.3, 0.2]])
     """
     r = np.asarray(r, dtype=np.float64)
     if r.ndim != 3 or r.shape[1] != r.shape[2] or r.shape[1] < 2:
@@ -194,10 +227,11 @@ class _BaseSVM(BaseEstimator):
         check_kernel(self.kernel, RBF, names=("precomputed",))  # only the kinds, at fit time
 
     def _validate_X(self, X, y="no_validation", reset=True, **kwargs):
+        checks = {"reset": reset, "dtype": np.float64, "order": "C", "precomputed": True}
         if isinstance(y, str) and y == "no_validation":
-            X = validate_data(self, X, reset=reset, dtype=np.float64, order="C")
+            X = validate_data(self, X, **checks)
         else:
-            X, y = validate_data(self, X, y, reset=reset, dtype=np.float64, order="C", **kwargs)
+            X, y = validate_data(self, X, y, **checks, **kwargs)
         if self._precomputed() and reset and X.shape[0] != X.shape[1]:
             raise ValueError(
                 f"X must be a square Gram matrix when kernel='precomputed'; got shape {X.shape}"
@@ -258,14 +292,14 @@ class _BaseSVM(BaseEstimator):
 
     def _raw_decision(self, X):
         """``K(X, SV) @ _coef + _b``, shape (n, n_problems), computed in blocks of rows."""
-        out = np.empty((X.shape[0], self._coef.shape[1]))
         if self._coef.shape[0] == 0:  # no support vectors: the decision is the offset alone
-            out[:] = self._b
-            return out
-        for start in range(0, X.shape[0], _BLOCK):
-            block = slice(start, start + _BLOCK)
-            out[block] = self._kernel_to_support(X[block]) @ self._coef + self._b
-        return out
+            return np.tile(self._b, (X.shape[0], 1))
+        return in_blocks(
+            lambda rows: self._kernel_to_support(rows) @ self._coef + self._b,
+            X,
+            self._coef.shape[0],
+            kernel=self.kernel_,
+        )
 
 
 # ====================================================================== classifiers
@@ -290,7 +324,7 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
             Training inputs (or their Gram matrix).
         y : array_like of shape (n,)
             Class labels (any type that ``numpy.unique`` can sort).
-        sample_weight : array_like of shape (n,), optional
+        sample_weight : array_like of shape (n,) or None, default=None
             Multiplies the box constraint of each sample (samples of weight zero are dropped).
 
         Returns
@@ -301,8 +335,7 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
         self._check_params()
         self._check_classifier()
         X, y = self._validate_X(X, y)
-        check_classification_targets(y)
-        self.classes_, y_enc = np.unique(y, return_inverse=True)
+        self.classes_, y_enc = class_labels(y)
         k = len(self.classes_)
         if k < 2:
             raise ValueError(
@@ -486,11 +519,15 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
             return np.column_stack([pr[:, 0], 1.0 - pr[:, 0]])
         if self.multiclass == "ovr":
             return pr / pr.sum(axis=1, keepdims=True)
-        r = np.zeros((raw.shape[0], k, k))
-        for q, (a, b) in enumerate(combinations(range(k), 2)):
-            r[:, a, b] = pr[:, q]
-            r[:, b, a] = 1.0 - pr[:, q]
-        return pairwise_coupling(r)
+
+        def couple(pr):  # (n, k + 1, k + 1) arrays in the coupling: in blocks as well
+            r = np.zeros((pr.shape[0], k, k))
+            for q, (a, b) in enumerate(combinations(range(k), 2)):
+                r[:, a, b] = pr[:, q]
+                r[:, b, a] = 1.0 - pr[:, q]
+            return pairwise_coupling(r)
+
+        return in_blocks(couple, pr, (k + 1) ** 2, arrays=8.0)
 
     @available_if(_check_proba)
     def predict_log_proba(self, X):
@@ -498,32 +535,41 @@ class _BaseSVC(ClassifierMixin, _BaseSVM):
         return np.log(self.predict_proba(X))
 
 
-_CLASSIFIER_PARAMS = """
-    tol : float
-        Stopping tolerance on the maximal KKT violation :math:`m(\\alpha) - M(\\alpha)`.
-    shrinking : bool
+class SVC(_BaseSVC):
+    r"""C-support vector classifier, PRML 7.1 and 7.1.1 (soft margin).
+
+    Solves the dual (7.32)-(7.33) with kmlib's SMO and predicts by the sign of (7.13),
+    :math:`y(\mathbf x) = \sum_n a_n t_n k(\mathbf x, \mathbf x_n) + b`.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Box constraint :math:`C > 0` of (7.33); the penalty on the slacks in (7.21).
+    kernel : kmlib kernel, callable, "precomputed" or None, default=None
+        ``None`` is an RBF kernel matching scikit-learn's ``gamma="scale"`` (module docstring).
+    tol : float, default=1e-3
+        Stopping tolerance on the maximal KKT violation :math:`m(\alpha) - M(\alpha)`.
+    shrinking : bool, default=True
         Use the shrinking heuristics of the solver.
-    probability : bool
+    probability : bool, default=False
         Fit Platt sigmoids by internal 5-fold cross-validation so that ``predict_proba`` works
         (five more fits per binary problem).
-    cache_size : float
+    cache_size : float, default=200
         Memory for kernel rows in megabytes; the whole Gram matrix is kept when it fits.
-    class_weight : dict, "balanced" or None
+    class_weight : dict, "balanced" or None, default=None
         Multiplies the box constraint of each class (``{label: weight}``); ``"balanced"`` uses
-        ``n_samples / (n_classes * count)``.
-    max_iter : int
+        ``n_samples / (n_classes * count)``; ``None`` gives every class weight one.
+    max_iter : int, default=-1
         Iteration limit of each solve; -1 for LIBSVM's ``max(10**7, 100 n)``. Hitting it warns
         with ``ConvergenceWarning``.
-    decision_function_shape : {"ovr", "ovo"}
+    decision_function_shape : {"ovr", "ovo"}, default="ovr"
         Shape of ``decision_function`` for more than two classes (see there).
-    multiclass : {"ovo", "ovr"}
+    multiclass : {"ovo", "ovr"}, default="ovo"
         Training strategy for more than two classes: one-versus-one voting (LIBSVM) or one
         classifier per class against the rest (PRML 7.1.3).
-    random_state : int, RandomState or None
+    random_state : int, RandomState or None, default=None
         Seeds the cross-validation folds of ``probability=True``.
-"""
 
-_CLASSIFIER_ATTRIBUTES = """
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
@@ -544,26 +590,25 @@ _CLASSIFIER_ATTRIBUTES = """
         Minimised dual objective of each binary problem (LIBSVM's ``obj``).
     probA_, probB_ : ndarray of shape (n_classifiers,)
         Platt's :math:`A, B` (only with ``probability=True``).
-"""
 
+    Examples
+    --------
+    Two well-separated groups; with a linear kernel and a large ``C`` the fit is the
+    maximum-margin hyperplane :math:`\mathbf w^T\mathbf x + b = 0` of PRML 7.1, here
+    :math:`\mathbf w = (0.4, 0.4)`, :math:`b = -1.4`:
 
-class SVC(_BaseSVC):
-    __doc__ = (
-        r"""C-support vector classifier, PRML 7.1 and 7.1.1 (soft margin).
-
-    Solves the dual (7.32)-(7.33) with kmlib's SMO and predicts by the sign of (7.13),
-    :math:`y(\mathbf x) = \sum_n a_n t_n k(\mathbf x, \mathbf x_n) + b`.
-
-    Parameters
-    ----------
-    C : float
-        Box constraint :math:`C > 0` of (7.33); the penalty on the slacks in (7.21).
-    kernel : kmlib kernel, callable, "precomputed" or None
-        ``None`` is an RBF kernel matching scikit-learn's ``gamma="scale"`` (module docstring).
-"""
-        + _CLASSIFIER_PARAMS
-        + _CLASSIFIER_ATTRIBUTES
-    )
+    >>> import numpy as np
+    >>> from kmlib.kernels import Linear
+    >>> from kmlib.svm import SVC
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [3.0, 3.0], [3.0, 4.0], [4.0, 3.0]])
+    >>> y = np.array([0, 0, 0, 1, 1, 1])
+    >>> clf = SVC(C=10.0).fit(X, y)
+    >>> clf.predict([[0.5, 0.5], [3.5, 3.5]])
+    array([0, 1])
+    >>> linear = SVC(C=10.0, kernel=Linear()).fit(X, y)
+    >>> np.round(linear.dual_coef_ @ linear.support_vectors_, 2), np.round(linear.intercept_, 2)
+    (array([[0.4, 0.4]]), array([-1.4]))
+    """
 
     def __init__(
         self,
@@ -602,8 +647,7 @@ class SVC(_BaseSVC):
 
 
 class NuSVC(_BaseSVC):
-    __doc__ = (
-        r"""ν-support vector classifier, PRML 7.1.1 (Schölkopf et al. 2000).
+    r"""ν-support vector classifier, PRML 7.1.1 (Schölkopf et al. 2000).
 
     ν bounds the fraction of margin errors from above and the fraction of support vectors from
     below. LIBSVM's form is solved: :math:`\min \tfrac12 a^TQa` with :math:`0 \le a_n \le 1`,
@@ -614,15 +658,70 @@ class NuSVC(_BaseSVC):
 
     Parameters
     ----------
-    nu : float
+    nu : float, default=0.5
         :math:`0 < \nu \le 1`; each pair of classes must satisfy
         :math:`\nu (N_1 + N_2)/2 \le \min(N_1, N_2)`.
-    kernel : kmlib kernel, callable, "precomputed" or None
+    kernel : kmlib kernel, callable, "precomputed" or None, default=None
         ``None`` is an RBF kernel matching scikit-learn's ``gamma="scale"`` (module docstring).
-"""
-        + _CLASSIFIER_PARAMS
-        + _CLASSIFIER_ATTRIBUTES
-    )
+    tol : float, default=1e-3
+        Stopping tolerance on the maximal KKT violation :math:`m(\alpha) - M(\alpha)`.
+    shrinking : bool, default=True
+        Use the shrinking heuristics of the solver.
+    probability : bool, default=False
+        Fit Platt sigmoids by internal 5-fold cross-validation so that ``predict_proba`` works
+        (five more fits per binary problem).
+    cache_size : float, default=200
+        Memory for kernel rows in megabytes; the whole Gram matrix is kept when it fits.
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies the box constraint of each class (``{label: weight}``); ``"balanced"`` uses
+        ``n_samples / (n_classes * count)``; ``None`` gives every class weight one.
+    max_iter : int, default=-1
+        Iteration limit of each solve; -1 for LIBSVM's ``max(10**7, 100 n)``. Hitting it warns
+        with ``ConvergenceWarning``.
+    decision_function_shape : {"ovr", "ovo"}, default="ovr"
+        Shape of ``decision_function`` for more than two classes (see there).
+    multiclass : {"ovo", "ovr"}, default="ovo"
+        Training strategy for more than two classes: one-versus-one voting (LIBSVM) or one
+        classifier per class against the rest (PRML 7.1.3).
+    random_state : int, RandomState or None, default=None
+        Seeds the cross-validation folds of ``probability=True``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    kernel_ : kernel or "precomputed"
+        The kernel used (the default RBF when ``kernel=None``).
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors, grouped by class.
+    support_vectors_ : ndarray of shape (n_SV, d)
+        Empty with ``kernel="precomputed"``.
+    n_support_ : ndarray of shape (n_classes,)
+    dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
+        :math:`a_n t_n` in LIBSVM's layout; ``(n_classes, n_SV)`` with ``multiclass="ovr"``.
+    intercept_ : ndarray of shape (n_classifiers,)
+        :math:`b` of each binary classifier.
+    n_iter_ : ndarray of shape (n_classifiers,)
+        SMO iterations of each binary problem.
+    dual_objective_ : ndarray of shape (n_classifiers,)
+        Minimised dual objective of each binary problem (LIBSVM's ``obj``).
+    probA_, probB_ : ndarray of shape (n_classifiers,)
+        Platt's :math:`A, B` (only with ``probability=True``).
+
+    Examples
+    --------
+    Three classes, one-versus-one; ``nu=0.5`` is feasible since every class holds half of
+    each pair:
+
+    >>> import numpy as np
+    >>> from kmlib.svm import NuSVC
+    >>> X = np.array([[0.0], [0.2], [2.0], [2.2], [4.0], [4.2]])
+    >>> y = np.array(["a", "a", "b", "b", "c", "c"])
+    >>> clf = NuSVC(nu=0.5).fit(X, y)
+    >>> clf.predict([[0.1], [2.1], [4.1]])
+    array(['a', 'b', 'c'], dtype='<U1')
+    >>> clf.decision_function([[0.1]]).shape  # one column per class ("ovr" shape)
+    (1, 3)
+    """
 
     def __init__(
         self,
@@ -675,6 +774,17 @@ class NuSVC(_BaseSVC):
         b_pos, b_neg = res.b
         r = 0.5 * (b_neg - b_pos)  # the margin rho of the nu-problem (Schoelkopf et al. 2000)
         if not r > 0:
+            # sum_m a_m t_m K_nm at each training point (the gradient is Q a, Q_nm = t_n t_m
+            # K_nm): all alike when the kernel cannot tell the points apart, which leaves no
+            # margin whatever nu is
+            kernel_part = res.grad * t
+            bound = np.max(np.abs(rows.diag[idx])) * np.sum(res.alpha)
+            if np.ptp(kernel_part) <= CONSTANT_GRAM * bound:
+                raise ValueError(
+                    "NuSVC: the kernel gives the training points of two classes (nearly) the "
+                    "same values, so no margin separates them: X holds identical points, or the "
+                    "kernel's length-scale is far above their spread; rescale X or the kernel"
+                )
             raise ValueError(
                 f"nu={self.nu} gives a degenerate problem (margin rho = {r:.3g}); choose another nu"
             )
@@ -692,7 +802,7 @@ class _BaseSVR(RegressorMixin, _BaseSVM):
         X : array_like of shape (n, d), or (n, n) with ``kernel="precomputed"``
         y : array_like of shape (n,)
             Targets.
-        sample_weight : array_like of shape (n,), optional
+        sample_weight : array_like of shape (n,) or None, default=None
             Multiplies ``C`` per sample (samples of weight zero are dropped).
 
         Returns
@@ -742,14 +852,28 @@ class _BaseSVR(RegressorMixin, _BaseSVM):
         return self._raw_decision(X)[:, 0]
 
 
-_REGRESSOR_TAIL = """
-    tol : float
+class SVR(_BaseSVR):
+    r"""ε-support vector regression, PRML 7.1.4.
+
+    Minimises the dual of (7.55) in LIBSVM's 2N-variable form: variables :math:`a_n` and
+    :math:`\hat a_n` in :math:`[0, C]`, linear term :math:`\epsilon - t_n` and
+    :math:`\epsilon + t_n`, constraint :math:`\sum_n (a_n - \hat a_n) = 0` (7.58).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        :math:`C > 0` of (7.55).
+    epsilon : float, default=0.1
+        Half-width :math:`\epsilon \ge 0` of the insensitive error (7.51).
+    kernel : kmlib kernel, callable, "precomputed" or None, default=None
+        ``None`` is an RBF kernel matching scikit-learn's ``gamma="scale"`` (module docstring).
+    tol : float, default=1e-3
         Stopping tolerance on the maximal KKT violation.
-    shrinking : bool
+    shrinking : bool, default=True
         Use the shrinking heuristics of the solver.
-    cache_size : float
+    cache_size : float, default=200
         Memory for kernel rows in megabytes; the whole Gram matrix is kept when it fits.
-    max_iter : int
+    max_iter : int, default=-1
         Iteration limit; -1 for LIBSVM's ``max(10**7, 200 n)``. Hitting it warns with
         ``ConvergenceWarning``.
 
@@ -760,33 +884,26 @@ _REGRESSOR_TAIL = """
     support_vectors_ : ndarray of shape (n_SV, d)
     n_support_ : ndarray of shape (1,)
     dual_coef_ : ndarray of shape (1, n_SV)
-        :math:`a_n - \\hat a_n`.
+        :math:`a_n - \hat a_n`.
     intercept_ : ndarray of shape (1,)
     n_iter_ : int
     dual_objective_ : float
         Minimised objective of the 2N-variable dual (LIBSVM's ``obj``).
-"""
 
+    Examples
+    --------
+    On the line :math:`t = 2x + 1` over :math:`[0, 1]` the flattest function within the tube
+    of half-width 0.05 has slope 1.9 and offset 1.05:
 
-class SVR(_BaseSVR):
-    __doc__ = (
-        r"""ε-support vector regression, PRML 7.1.4.
-
-    Minimises the dual of (7.55) in LIBSVM's 2N-variable form: variables :math:`a_n` and
-    :math:`\hat a_n` in :math:`[0, C]`, linear term :math:`\epsilon - t_n` and
-    :math:`\epsilon + t_n`, constraint :math:`\sum_n (a_n - \hat a_n) = 0` (7.58).
-
-    Parameters
-    ----------
-    C : float
-        :math:`C > 0` of (7.55).
-    epsilon : float
-        Half-width :math:`\epsilon \ge 0` of the insensitive error (7.51).
-    kernel : kmlib kernel, callable, "precomputed" or None
-        ``None`` is an RBF kernel matching scikit-learn's ``gamma="scale"`` (module docstring).
-"""
-        + _REGRESSOR_TAIL
-    )
+    >>> import numpy as np
+    >>> from kmlib.kernels import Linear
+    >>> from kmlib.svm import SVR
+    >>> X = np.linspace(0.0, 1.0, 20)[:, np.newaxis]
+    >>> t = 2.0 * X[:, 0] + 1.0
+    >>> reg = SVR(C=10.0, epsilon=0.05, kernel=Linear()).fit(X, t)
+    >>> np.round(reg.predict([[0.0], [1.0]]), 2)
+    array([1.05, 2.95])
+    """
 
     def __init__(
         self,
@@ -822,8 +939,7 @@ class SVR(_BaseSVR):
 
 
 class NuSVR(_BaseSVR):
-    __doc__ = (
-        r"""ν-support vector regression, PRML 7.1.4 (7.70)-(7.74), Schölkopf et al. (2000).
+    r"""ν-support vector regression, PRML 7.1.4 (7.70)-(7.74), Schölkopf et al. (2000).
 
     ν bounds the fraction of points outside the tube from above and the fraction of support
     vectors from below; the tube width is found by the fit (``epsilon_``). LIBSVM's form is
@@ -832,18 +948,53 @@ class NuSVR(_BaseSVR):
 
     Parameters
     ----------
-    nu : float
+    nu : float, default=0.5
         :math:`0 < \nu \le 1`.
-    C : float
+    C : float, default=1.0
         :math:`C > 0`.
-    kernel : kmlib kernel, callable, "precomputed" or None
+    kernel : kmlib kernel, callable, "precomputed" or None, default=None
         ``None`` is an RBF kernel matching scikit-learn's ``gamma="scale"`` (module docstring).
-"""
-        + _REGRESSOR_TAIL
-        + """    epsilon_ : float
-        The tube half-width :math:`\\epsilon` that the fit found.
-"""
-    )
+    tol : float, default=1e-3
+        Stopping tolerance on the maximal KKT violation.
+    shrinking : bool, default=True
+        Use the shrinking heuristics of the solver.
+    cache_size : float, default=200
+        Memory for kernel rows in megabytes; the whole Gram matrix is kept when it fits.
+    max_iter : int, default=-1
+        Iteration limit; -1 for LIBSVM's ``max(10**7, 200 n)``. Hitting it warns with
+        ``ConvergenceWarning``.
+
+    Attributes
+    ----------
+    kernel_ : kernel or "precomputed"
+    support_ : ndarray of shape (n_SV,)
+    support_vectors_ : ndarray of shape (n_SV, d)
+    n_support_ : ndarray of shape (1,)
+    dual_coef_ : ndarray of shape (1, n_SV)
+        :math:`a_n - \hat a_n`.
+    intercept_ : ndarray of shape (1,)
+    n_iter_ : int
+    dual_objective_ : float
+        Minimised objective of the 2N-variable dual (LIBSVM's ``obj``).
+    epsilon_ : float
+        The tube half-width :math:`\epsilon` that the fit found.
+
+    Examples
+    --------
+    A line with a small wiggle; the fit finds a tube narrower than the wiggle's amplitude 0.1
+    and a slope near 2:
+
+    >>> import numpy as np
+    >>> from kmlib.kernels import Linear
+    >>> from kmlib.svm import NuSVR
+    >>> X = np.linspace(0.0, 1.0, 30)[:, np.newaxis]
+    >>> t = 2.0 * X[:, 0] + 1.0 + 0.1 * np.sin(37.0 * X[:, 0])
+    >>> reg = NuSVR(nu=0.5, C=10.0, kernel=Linear()).fit(X, t)
+    >>> bool(0.0 < reg.epsilon_ < 0.1)
+    True
+    >>> np.round(reg.predict([[0.0], [1.0]]), 1)
+    array([1., 3.])
+    """
 
     def __init__(
         self,
@@ -896,17 +1047,18 @@ class OneClassSVM(OutlierMixin, _BaseSVM):
 
     Parameters
     ----------
-    nu : float
+    nu : float, default=0.5
         :math:`0 < \nu \le 1`: an upper bound on the fraction of training outliers and a lower
         bound on the fraction of support vectors.
-    kernel : kmlib kernel, callable, "precomputed" or None
+    kernel : kmlib kernel, callable, "precomputed" or None, default=None
         ``None`` is an RBF kernel matching scikit-learn's ``gamma="scale"`` (module docstring).
-    tol : float
+    tol : float, default=1e-3
         Stopping tolerance on the maximal KKT violation.
-    shrinking : bool
-    cache_size : float
+    shrinking : bool, default=True
+        Use the shrinking heuristics of the solver.
+    cache_size : float, default=200
         Memory for kernel rows in megabytes.
-    max_iter : int
+    max_iter : int, default=-1
         Iteration limit; -1 for LIBSVM's default. Hitting it warns with ``ConvergenceWarning``.
 
     Attributes
@@ -920,6 +1072,16 @@ class OneClassSVM(OutlierMixin, _BaseSVM):
         :math:`\rho`; ``decision_function = score_samples - offset_``.
     n_iter_ : int
     dual_objective_ : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kmlib.kernels import RBF
+    >>> from kmlib.svm import OneClassSVM
+    >>> X = np.random.default_rng(0).standard_normal((50, 2))
+    >>> detector = OneClassSVM(nu=0.1, kernel=RBF(lengthscale=2.0)).fit(X)
+    >>> detector.predict([[0.0, 0.0], [4.0, 4.0]])  # the centre is in, a far point is out
+    array([ 1, -1])
     """
 
     def __init__(
@@ -938,8 +1100,9 @@ class OneClassSVM(OutlierMixin, _BaseSVM):
         Parameters
         ----------
         X : array_like of shape (n, d), or (n, n) with ``kernel="precomputed"``
-        y : ignored
-        sample_weight : array_like of shape (n,), optional
+        y : None, default=None
+            Ignored; present for the scikit-learn API.
+        sample_weight : array_like of shape (n,) or None, default=None
             Multiplies each sample's box (samples of weight zero are dropped).
 
         Returns

@@ -2,9 +2,12 @@
 
 Every public estimator (a ``BaseEstimator`` subclass in the ``__all__`` of a kmlib module) and
 every public kernel (a ``kmlib.kernels.Kernel`` subclass in an ``__all__``) meets the same cases:
-NaN and infinite inputs, wrong shapes, empty and one-sample data, sparse matrices, calls before
-``fit``, feature-count mismatches, label types, invalid constructor values, faulty kernels,
-iteration limits and extreme input scales. Each case runs under a hang detector (``CPU_LIMIT``
+NaN and infinite inputs, wrong shapes, empty and one-sample data, sparse matrices, strings
+where numbers are needed, pandas DataFrames, calls before ``fit``, feature-count mismatches,
+label types (mixed ones too), invalid constructor values, faulty kernels, iteration limits and
+runs of a million iterations, identical training inputs, extreme kernel and input scales
+(where a kernel's diagonal must still agree with its Gram matrix, or the scale be refused).
+Each case runs under a hang detector (``CPU_LIMIT``
 seconds of the process's CPU time, by SIGPROF) and its outcome falls into one class:
 
 * ``clear_error``: a ValueError or TypeError (NotFittedError and numpy's LinAlgError are
@@ -41,6 +44,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import sparse
 from sklearn.base import BaseEstimator
@@ -312,7 +316,9 @@ class EstimatorSpec:
     ``kind``: regressor, classifier, transformer, clusterer, density or outlier. ``kernel``:
     ``"callable"`` if ``kernel=`` takes any ``k(A, B)``, ``"kmlib"`` if only kmlib kernels,
     ``None`` without such a parameter. ``invalid``: values the constructor must refuse (at
-    ``fit``). ``iteration_limits``: settings that stop the solver early (case name -> params).
+    ``fit``). ``iteration_limits``: settings that stop the solver early (case name -> params);
+    the same settings with a million in place of the one are long runs, which must still end
+    in time (the solver stops when it has converged). ``long_runs``: other such settings.
     ``params``: settings used in every case.
     """
 
@@ -320,7 +326,16 @@ class EstimatorSpec:
     invalid: list
     kernel: str = None
     iteration_limits: dict = field(default_factory=dict)
+    long_runs: dict = field(default_factory=dict)
     params: dict = field(default_factory=dict)
+
+    def long_run_settings(self):
+        """Case name -> settings that allow about a million iterations (or passes)."""
+        runs = {
+            f"{name}e6": {key: 10**6 if value == 1 else value for key, value in params.items()}
+            for name, params in self.iteration_limits.items()
+        }
+        return {**runs, **self.long_runs}
 
 
 def svm_common():
@@ -363,19 +378,13 @@ def rvm_invalid():
 
 
 
-def evidence_optimiser(deprecated_max_iter=False):
-    """n_restarts, random_state and the optimiser's iteration limit, where they are used.
-
-    ``deprecated_max_iter``: ``max_iter`` is the old name of ``optimizer_max_iter``, still
-    accepted (with a FutureWarning) and still checked.
-    """
-    old_name = [*count("max_iter", optimize=True)] if deprecated_max_iter else []
+def evidence_optimiser():
+    """n_restarts, random_state and the optimiser's iteration limit, where they are used."""
     return [
         *flag("optimize"),
         *count("n_restarts", zero_ok=True, optimize=True),
         *seed(optimize=True, n_restarts=1),
         *count("optimizer_max_iter", optimize=True),
-        *old_name,
     ]
 
 
@@ -401,7 +410,6 @@ ESTIMATORS = {
             *evidence_optimiser(),
             *tolerance("tol"),
             *count("max_iter"),  # None means the solver's default
-            *verbosity(),
         ],
     ),
     "btsvc.BTSVC": EstimatorSpec(
@@ -414,13 +422,12 @@ ESTIMATORS = {
             *tolerance("tol"),
             *count("max_iter"),  # None means the solver's default
             *choice("solver"),
-            *verbosity(),
         ],
     ),
     "gp.GaussianProcessRegressor": EstimatorSpec(
         "regressor",
         kernel="kmlib",
-        iteration_limits={**MAX_ITER_1, **OPTIMIZER_MAX_ITER_1},
+        iteration_limits=OPTIMIZER_MAX_ITER_1,
         invalid=[
             *kernel_values(),
             *positive("noise_variance"),
@@ -428,7 +435,7 @@ ESTIMATORS = {
             Bad("noise_variance_bounds", (1.0, 0.1)),
             Bad("noise_variance_bounds", (-1.0, 1.0)),
             Bad("noise_variance_bounds", (1e-3,)),
-            *evidence_optimiser(deprecated_max_iter=True),
+            *evidence_optimiser(),
         ],
     ),
     "kernel_machines.L2VMRegressor": EstimatorSpec(
@@ -472,13 +479,11 @@ ESTIMATORS = {
     "laplace.GaussianProcessClassifier": EstimatorSpec(
         "classifier",
         kernel="kmlib",
-        iteration_limits={
-            **MAX_ITER_1, **OPTIMIZER_MAX_ITER_1, "newton_max_iter_1": {"newton_max_iter": 1}
-        },
+        iteration_limits={**OPTIMIZER_MAX_ITER_1, "newton_max_iter_1": {"newton_max_iter": 1}},
         invalid=[
             *kernel_values(),
             *non_negative("jitter"),
-            *evidence_optimiser(deprecated_max_iter=True),
+            *evidence_optimiser(),
             *tolerance("newton_tol"),
             *count("newton_max_iter"),
         ],
@@ -511,7 +516,9 @@ ESTIMATORS = {
         "classifier", invalid=count("n_neighbors")
     ),
     "smoothing.LOWESS": EstimatorSpec(
-        "regressor", invalid=[*fraction("frac"), *count("iterations")]
+        "regressor",
+        invalid=[*fraction("frac"), *count("iterations")],
+        long_runs={"iterations_1e6": {"iterations": 10**6}},
     ),
     "svm.SVC": EstimatorSpec(
         "classifier",
@@ -720,6 +727,126 @@ def plain_rbf(A, B):
     return rbf_kernel(A, B, gamma=0.5)
 
 
+def reissued(caught):
+    """Warn again what an inner ``catch_warnings`` recorded, for ``run_case`` to see."""
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+def mixed_labels_action(cls, spec):
+    """Fit on labels that mix strings and integers (an object array, as pandas gives)."""
+    data = data_for("classifier")
+    mixed = np.array(["cat" if code == 0 else 7 for code in data.y], dtype=object)
+    return fitted(cls, spec, replace(data, y=mixed))
+
+
+def strings_action(cls, spec, data):
+    """Fit on a list of strings, as a user of a string kernel would: the message must show the
+    route that works (the kernel's Gram matrix, with ``kernel="precomputed"``)."""
+    words = [f"word {i}" for i in range(len(data.X))]
+    return fitted(cls, spec, replace(data, X=words, X_test=words[:4]))
+
+
+FRAME_COLUMNS = ["first", "second"]
+
+
+def dataframe_action(cls, spec, data):
+    """Fit and predict on DataFrames: the results of the arrays, the column names kept in
+    ``feature_names_in_`` as scikit-learn keeps them, and no warning about them."""
+
+    def action():
+        frames = replace(
+            data,
+            X=pd.DataFrame(data.X, columns=FRAME_COLUMNS),
+            X_test=pd.DataFrame(data.X_test, columns=FRAME_COLUMNS),
+        )
+        arrays = outputs_of(fit(cls(**spec.params), data), data.X_test)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            estimator = fit(cls(**spec.params), frames)
+            outputs = outputs_of(estimator, frames.X_test)
+        reissued(caught)
+        problems = result_problems(estimator, outputs, len(data.X_test))
+        problems += [
+            f"{m} differs from the fit on arrays"
+            for m in outputs
+            if not same_outputs(outputs[m], arrays[m])
+        ]
+        names = list(getattr(estimator, "feature_names_in_", []))
+        if names != FRAME_COLUMNS or getattr(estimator, "n_features_in_", None) != 2:
+            problems.append(f"feature_names_in_ is {names}, not the columns {FRAME_COLUMNS}")
+        problems += [f"warned: {w.message}" for w in caught if "feature names" in str(w.message)]
+        return outputs, problems
+
+    return action
+
+
+def renamed_columns_action(cls, spec, data):
+    """Fit on a DataFrame, predict on one whose columns have other names."""
+
+    def action():
+        frame = pd.DataFrame(data.X, columns=FRAME_COLUMNS)
+        estimator = fit(cls(**spec.params), replace(data, X=frame))
+        renamed = pd.DataFrame(data.X_test, columns=["second", "third"])
+        return outputs_of(estimator, renamed), ["accepted columns of other names"]
+
+    return action
+
+
+def set_output_action(cls, spec, data):
+    """``set_output(transform="pandas")``: a DataFrame whose columns are
+    ``get_feature_names_out()``, one per output column."""
+
+    def action():
+        estimator = fit(cls(**spec.params).set_output(transform="pandas"), data)
+        Z = estimator.transform(data.X_test)
+        names = list(estimator.get_feature_names_out())
+        problems = []
+        if not isinstance(Z, pd.DataFrame):
+            problems.append(f"transform returned {type(Z).__name__}, not a DataFrame")
+        elif list(Z.columns) != names or len(names) != Z.shape[1]:
+            problems.append(f"columns {list(Z.columns)} are not get_feature_names_out() {names}")
+        return {"transform": np.asarray(Z, dtype=np.float64)}, problems
+
+    return action
+
+
+#: How kmlib's ConvergenceWarnings say that an iteration limit stopped a solver (others say
+#: that a hyperparameter sits at a bound of its range, which identical inputs may well cause).
+ITERATION_LIMIT = ("max_iter", "did not converge")
+
+
+def identical_inputs_action(cls, spec, data):
+    """Fit on training inputs that are all one point (every kernel value alike), classes of
+    18 and 12: an error that names the inputs or the kernel, or a result without a
+    ConvergenceWarning (nothing is left to iterate on) whose predictions stay near the
+    targets."""
+    X = np.repeat(data.X[:1], len(data.X), axis=0)
+    y = data.y
+    if spec.kind == "classifier":
+        y = np.repeat([0, 1], [18, 12])
+    same = replace(data, X=X, y=y)
+
+    def action():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            estimator = fit(cls(**spec.params), same)
+            outputs = outputs_of(estimator, data.X_test)
+        reissued(caught)
+        problems = result_problems(estimator, outputs, len(data.X_test))
+        limits = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+        if any(phrase in str(w.message) for w in limits for phrase in ITERATION_LIMIT):
+            problems.append("stopped at an iteration limit on inputs with nothing to fit")
+        prediction = outputs.get("predict")
+        if spec.kind == "regressor" and all_finite(prediction):
+            spread = np.ptp(y)
+            if np.any(np.abs(prediction - np.mean(y)) > 2.0 * spread):
+                problems.append(f"predicts {np.max(np.abs(prediction)):.3g}, far from the targets")
+        return outputs, problems
+
+    return action
+
+
 LABEL_SETS = {
     "str": ["cat", "dog"],
     "int": [3, 7],
@@ -728,6 +855,9 @@ LABEL_SETS = {
     "negative": [-5, -2],
 }
 ONE_SAMPLE_NAMES = ("X", "y", "sample", "samples", "class", "n_components", "n_clusters")
+#: Length-scales far below the blobs' spacing (a Gram matrix within 1e-5 of the identity,
+#: its eigenvalues crowded at 1) and far above their spread (every value 1.0 in float64).
+KERNEL_SCALES = (1e-2, 1e12)
 SCALE_ERRORS = frozenset({CLEAR, CORRECT, WARNED_NAN})
 
 
@@ -749,7 +879,10 @@ def estimator_cases(cls, spec):
     add("empty_X", fitted(cls, spec, empty), {CLEAR}, ["X", "sample", "samples"])
     one = Data(data.X[:1], None if data.y is None else data.y[:1], data.X_test)
     add("one_sample", fitted(cls, spec, one), {CLEAR, CORRECT}, ONE_SAMPLE_NAMES)
-    add("sparse_X", sparse_action(cls, spec, data), {CLEAR, CORRECT}, ["X", "sparse", "dense"])
+    add("sparse_X", sparse_action(cls, spec, data), {CLEAR, CORRECT}, ["dense"])
+    add("strings_X", strings_action(cls, spec, data), {CLEAR}, ["precomputed"])
+    add("dataframe_X", dataframe_action(cls, spec, data), {CORRECT})
+    add("identical_X", identical_inputs_action(cls, spec, data), {CLEAR, CORRECT}, ["X", "kernel"])
     if kind in SUPERVISED:
         add("nan_in_y", fitted(cls, spec, replace(data, y=spoiled(data.y, NAN))), {CLEAR}, ["y"])
         add("y_2d", fitted(cls, spec, replace(data, y=np.c_[data.y, data.y])), {CLEAR}, ["y"])
@@ -769,11 +902,15 @@ def estimator_cases(cls, spec):
             )
     if any(hasattr(unfitted, m) for m in PREDICTION_METHODS):
         add("feature_mismatch", mismatch_action(cls, spec, data), {CLEAR}, ["X", "features"])
+        add("dataframe_renamed", renamed_columns_action(cls, spec, data), {CLEAR}, ["feature"])
+    if hasattr(unfitted, "transform"):
+        add("set_output_pandas", set_output_action(cls, spec, data), {CORRECT})
     if kind == "classifier":
         one_class_names = ["class", "classes", "y"]
         add("one_class", one_class_action(cls, spec, data), {CLEAR, CORRECT}, one_class_names)
         for label_kind, labels in LABEL_SETS.items():
             add(f"labels_{label_kind}", labelled_action(cls, spec, labels), {CORRECT})
+        add("labels_mixed_str_int", mixed_labels_action(cls, spec), {CLEAR}, ["y"])
         if unfitted.__sklearn_tags__().classifier_tags.multi_class:
             add("three_classes", labelled_action(cls, spec, [0, 1, 2]), {CORRECT})
         else:
@@ -789,11 +926,21 @@ def estimator_cases(cls, spec):
         add("y_times_1e+08", fitted(cls, spec, scaled), SCALE_ERRORS, ["y", "scale", "kernel"])
     for name, params in spec.iteration_limits.items():
         add(name, fitted(cls, spec, data, **params), {CORRECT}, warning=ConvergenceWarning)
+    for name, params in spec.long_run_settings().items():
+        add(name, fitted(cls, spec, data, **params), {CORRECT})
     if spec.kernel:
         accepted = {CORRECT} if spec.kernel == "callable" else {CLEAR}
         add(
             "kernel_plain_callable", fitted(cls, spec, data, kernel=plain_rbf), accepted, ["kernel"]
         )
+        for lengthscale in KERNEL_SCALES:
+            scaled_kernel = kernels.RBF(lengthscale=lengthscale)
+            add(
+                f"kernel_lengthscale_{lengthscale:g}",
+                fitted(cls, spec, data, kernel=scaled_kernel),
+                SCALE_ERRORS,
+                ["X", "scale", "kernel", "lengthscale"],
+            )
     return cases
 
 
@@ -893,7 +1040,8 @@ class BadInput:
 class KernelSpec:
     """How to exercise one kernel: a valid instance, valid inputs ``X`` and ``Y``, inputs it
     must refuse, constructor values it must refuse beyond the automatic ones (see
-    ``kernel_invalid``), and how to scale its inputs (``None``: not numeric)."""
+    ``kernel_invalid``), how to scale its inputs (``None``: not numeric) and how to put them
+    in a DataFrame (numeric inputs: one column per feature; objects: one column of them)."""
 
     make: object
     X: object
@@ -901,13 +1049,22 @@ class KernelSpec:
     bad_inputs: dict
     invalid: list = field(default_factory=list)
     scale: object = None
+    frame: object = pd.DataFrame
 
 
-def numeric_bad_inputs(X, Y, mismatch_ok=False, sparse_inputs=True):
-    """NaN, inf, 3-d, empty, too wide and sparse inputs. ``mismatch_ok``: the kernel never
-    compares the columns in which X and Y differ (it ignores its inputs, or looks at some
-    columns only), so it may accept them."""
+def object_column(X):
+    """A DataFrame whose one column holds the objects of ``X``."""
+    return pd.DataFrame({"objects": pd.Series(list(X), dtype=object)})
+
+
+def numeric_bad_inputs(X, Y, mismatch_ok=False, own_inputs=True):
+    """NaN, inf, 3-d, empty, too wide, sparse and string inputs. ``mismatch_ok``: the kernel
+    never compares the columns in which X and Y differ (it ignores its inputs, or looks at some
+    columns only), so it may accept them; a kernel that ignores its inputs may also take
+    strings (it then combines with the string kernels). ``own_inputs=False``: the kernel hands
+    its inputs to a function of the user's, which gets sparse and string inputs as they are."""
     wide = np.column_stack([Y, Y[:, :1]])
+    words = [f"word {i}" for i in range(len(X))]
     bad = {
         "nan_in_X": BadInput(spoiled(X, NAN)),
         "inf_in_X": BadInput(spoiled(X, INF)),
@@ -919,8 +1076,11 @@ def numeric_bad_inputs(X, Y, mismatch_ok=False, sparse_inputs=True):
             X, wide, names=("X", "Y", "features"), same_as=(X, Y) if mismatch_ok else None
         ),
     }
-    if sparse_inputs:
-        bad["sparse_X"] = BadInput(sparse.csr_matrix(X), names=("X", "sparse"), same_as=(X, None))
+    if own_inputs:
+        bad["sparse_X"] = BadInput(sparse.csr_matrix(X), names=("dense",), same_as=(X, None))
+        bad["strings_X"] = BadInput(
+            words, names=("string",), same_as=(words, None) if mismatch_ok else None
+        )
     return bad
 
 
@@ -947,7 +1107,9 @@ def structured_spec(make, inputs, bad_items, invalid=(), scale=None):
         bad[name] = item if isinstance(item, BadInput) else BadInput(item)
     first = next(iter(bad_items.values()))
     bad["bad_entry_in_Y"] = BadInput(X, first.X if isinstance(first, BadInput) else first, ("Y",))
-    return KernelSpec(make, X, Y, bad, list(invalid), scale)
+    two_columns = pd.concat([object_column(X), object_column(X)], axis=1)
+    bad["dataframe_two_columns"] = BadInput(two_columns, names=("column", "columns"))
+    return KernelSpec(make, X, Y, bad, list(invalid), scale, frame=object_column)
 
 
 def inner(name="kernel", hyperparameter="lengthscale"):
@@ -1007,7 +1169,13 @@ def scale_sets(sets, factor):
 
 
 def scale_gaussians(gaussians, factor):
-    return [(np.multiply(m, factor), np.multiply(c, factor**2)) for m, c in gaussians]
+    with np.errstate(over="ignore"):  # 1e160 squared is inf: a covariance the kernel refuses
+        variance_factor = np.float64(factor) ** 2
+    return [(np.multiply(m, factor), np.multiply(c, variance_factor)) for m, c in gaussians]
+
+
+#: Two sets sharing 1100 elements: 2**1100 is beyond float64.
+LARGE_SETS = [set(range(1100)), set(range(1200))]
 
 
 KERNELS = {
@@ -1066,7 +1234,12 @@ KERNELS = {
     "structured.SetIntersection": structured_spec(
         structured.SetIntersection,
         SETS,
-        {"entry_not_iterable": [{1}, 5], "unhashable_element": [{1}, [[1]]]},
+        {
+            "entry_not_iterable": [{1}, 5],
+            "unhashable_element": [{1}, [[1]]],
+            "sets_sharing_1100_elements": BadInput(LARGE_SETS, names=("X", "sets")),
+            "sets_sharing_1100_elements_diag": BadInput(LARGE_SETS, diag=True),
+        },
     ),
     "structured.SubsequenceString": structured_spec(
         structured.SubsequenceString,
@@ -1109,6 +1282,8 @@ KERNELS = {
         {
             "nan_mean": [([NAN, 0.0], 1.0)],
             "negative_covariance": [([0.0, 0.0], -1.0)],
+            "asymmetric_covariance": [([0.0, 0.0], [[1.0, 0.5], [0.0, 1.0]])],
+            "indefinite_covariance": [([0.0, 0.0], [[1.0, 2.0], [2.0, 1.0]])],
             "entry_not_a_pair": [5],
             "Y_of_other_dimension": BadInput(
                 GAUSSIANS[0], [([0.0, 0.0, 0.0], 1.0)], names=("X", "Y", "dimension")
@@ -1118,14 +1293,16 @@ KERNELS = {
         scale=scale_gaussians,
     ),
     # the Fisher kernel hands its inputs to the user's score function, so what it can check
-    # are the scores: numeric inputs, but no sparse ones (that would test gaussian_score)
+    # are the scores: numeric inputs, but no sparse or string ones (that would test
+    # gaussian_score)
     "structured.Fisher": KernelSpec(
         lambda: structured.Fisher(gaussian_score, information=[[2.0, 0.3], [0.3, 1.0]]),
         *VECTORS,
-        numeric_bad_inputs(*VECTORS, sparse_inputs=False),
+        numeric_bad_inputs(*VECTORS, own_inputs=False),
         [
             Bad("score", "a string"),
             Bad("information", np.eye(3).tolist(), label="3x3"),
+            Bad("information", [[1.0, 0.5], [0.0, 1.0]], label="asymmetric"),
             Bad("information", [[-1.0, 0.0], [0.0, -1.0]], label="negative_definite"),
             Bad("information", [[NAN, 0.0], [0.0, 1.0]], label="nan"),
         ],
@@ -1221,9 +1398,27 @@ def bad_input_action(spec, bad):
 
 
 def scaled_action(spec, factor):
+    """Gram matrix, diagonal and gradient of scaled inputs; the diagonal must agree with the
+    Gram matrix's, as at the inputs' own scale (or the kernel refuses the scale)."""
+
     def action():
         outputs, problems, _ = kernel_outputs(spec.make(), spec.scale(spec.X, factor))
+        finite = all_finite(outputs["K"]) and all_finite(outputs["diag"])  # else judged so
+        if not problems and finite and not np.allclose(outputs["diag"], np.diag(outputs["K"])):
+            problems.append("diag(X) differs from the diagonal of k(X)")
         return outputs, problems
+
+    return action
+
+
+def dataframe_kernel_action(spec):
+    """``k(X)`` and ``k(X, Y)`` of DataFrames (see ``KernelSpec.frame``): what arrays give."""
+
+    def action():
+        kernel = spec.make()
+        K, C = kernel(spec.frame(spec.X)), kernel(spec.frame(spec.X), spec.frame(spec.Y))
+        same = same_outputs(K, kernel(spec.X)) and same_outputs(C, kernel(spec.X, spec.Y))
+        return {"k(X)": K, "k(X, Y)": C}, [] if same else ["differs from the result on arrays"]
 
     return action
 
@@ -1236,6 +1431,8 @@ def operator_action(spec, operation):
     return action
 
 
+#: Factors on the inputs: moderate, and far enough that squares overflow or underflow.
+INPUT_SCALES = (1e-160, 1e-8, 1e8, 1e160)
 OPERATORS = {
     "add_str": lambda k: k + "a",
     "radd_str": lambda k: "a" + k,
@@ -1250,17 +1447,19 @@ def kernel_cases(spec):
         "baseline": (baseline_action(spec), Expect(frozenset({CORRECT}))),
         "gradient": (gradient_action(spec), Expect(frozenset({CORRECT}))),
         "diag_matches_gram": (diag_action(spec), Expect(frozenset({CORRECT}))),
+        "dataframe_X": (dataframe_kernel_action(spec), Expect(frozenset({CORRECT}))),
     }
     for name, bad in spec.bad_inputs.items():
         allowed = {CLEAR} if bad.same_as is None else {CLEAR, CORRECT}
         cases[name] = (bad_input_action(spec, bad), Expect(frozenset(allowed), bad.names))
     if spec.scale is not None:
-        for factor in (1e-8, 1e8):
+        for factor in INPUT_SCALES:
             expect = Expect(frozenset({CLEAR, CORRECT}), ("X", "scale"))
             cases[f"X_times_{factor:g}"] = (scaled_action(spec, factor), expect)
     for name, operation in OPERATORS.items():
+        # the message says what would work: a kmlib kernel or a number
         expect = Expect(
-            frozenset({CLEAR}), ("str",), errors=(TypeError,), tolerated=("unsupported operand",)
+            frozenset({CLEAR}), ("number",), errors=(TypeError,), tolerated=("unsupported operand",)
         )
         cases[name] = (operator_action(spec, operation), expect)
     negative = Expect(frozenset({CLEAR}), ("c", "positive"))

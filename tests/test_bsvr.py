@@ -206,6 +206,18 @@ def test_small_beta_approaches_the_support_vector_regression():
     assert errors[1] < errors[0] / 5 and errors[2] < errors[1] / 5
 
 
+def test_max_iter_limits_the_smo_solver_and_n_iter_counts_its_steps():
+    X, y, _ = problem(n=30)
+    model = BayesianSVR(optimize=False, C=5.0, epsilon=0.1).fit(X, y)
+    assert model.n_iter_ >= 1 and model.optimizer_n_iter_ == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a limit that suffices warns about nothing
+        limited = BayesianSVR(optimize=False, C=5.0, epsilon=0.1, max_iter=model.n_iter_)
+        limited.fit(X, y)
+    assert limited.n_iter_ == model.n_iter_  # the same solve, allowed just enough steps
+    np.testing.assert_array_equal(limited.dual_coef_, model.dual_coef_)
+
+
 def test_fit_raises_the_evidence_and_keeps_the_thesis_boxes():
     X, y, _ = problem(n=60, seed=8)
     start = BayesianSVR(optimize=False).fit(X, y)

@@ -186,7 +186,7 @@ def test_bad_parameters_are_named(params, message):
 def test_optimiser_iteration_limit_warns():
     X, t, _ = regression_data()
     with pytest.warns(ConvergenceWarning, match="iteration limit"):
-        GaussianProcessRegressor(kernels.RBF(30.0, 0.01), max_iter=1).fit(X, t)
+        GaussianProcessRegressor(kernels.RBF(30.0, 0.01), optimizer_max_iter=1).fit(X, t)
 
 
 def test_fixed_hyperparameters_stay_fixed():

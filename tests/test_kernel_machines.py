@@ -378,3 +378,28 @@ def test_scikit_learn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         check(estimator)
+
+
+@pytest.mark.parametrize("Model", [L1VMRegressor, L2VMClassifier, L1VMClassifier])
+def test_constant_inputs_stop_at_the_start_which_is_the_optimum(Model):
+    """Identical inputs make every kernel feature constant: W = 0 with the intercepts fitted
+    is the optimum, and its weight gradient is rounding noise, so a tol relative to it could
+    never be met (L1VMClassifier spent its whole max_iter on it, 64 s on larger data). The
+    solvers return the start, converged, without a ConvergenceWarning."""
+    X = np.ones((30, 2))
+    y = np.repeat([0, 1], [18, 12])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        warnings.simplefilter("ignore", UserWarning)  # the constant-kernel warning
+        model = Model().fit(X, y)
+    assert model.n_iter_ == 0
+    np.testing.assert_array_equal(model.coef_, 0.0)
+    start = np.mean(y) if Model is L1VMRegressor else np.log(12 / 18)
+    np.testing.assert_allclose(model.intercept_, start, rtol=1e-12)
+
+
+def test_mixed_string_and_integer_labels_are_refused_clearly():
+    X, _ = classification_data(n=6)
+    y = np.array([1, "cat", 1, "cat", 1, "cat"], dtype=object)
+    with pytest.raises(ValueError, match="y mixes strings with labels of another type"):
+        L2VMClassifier().fit(X, y)

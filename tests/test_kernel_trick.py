@@ -241,3 +241,51 @@ def test_k_medoids_is_a_scikit_learn_clusterer_with_fit_predict():
     labels = model.fit_predict(X)
     np.testing.assert_array_equal(labels, model.labels_)
     assert sorted(np.bincount(labels)) == [15, 15]
+
+
+def test_kernel_pca_finds_every_component_when_eigenvalues_crowd():
+    """A length-scale far below the spacing of the inputs gives a Gram matrix within 1e-5 of
+    the identity; LAPACK's subset driver can then return fewer eigenpairs than asked for (an
+    IndexError before). The components are the leading ones of the full decomposition."""
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    for variance in (1e-3, 1.0, 1e3):
+        pca = KernelPCA(RBF(lengthscale=1e-2, variance=variance), n_components=2).fit(X)
+        K = RBF(lengthscale=1e-2, variance=variance)(X)
+        K_centred = K - K.mean(axis=0) - K.mean(axis=1)[:, None] + K.mean()
+        top = np.linalg.eigvalsh(K_centred)[::-1][:2]
+        np.testing.assert_allclose(pca.eigenvalues_, top, rtol=1e-10)
+        assert pca.transform(X).shape == (30, 2)
+
+
+def test_kernel_pca_names_its_outputs_and_sets_pandas_output():
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame(data(n=20)[0], columns=["a", "b", "c"])
+    pca = KernelPCA(n_components=2).set_output(transform="pandas").fit(X)
+    assert list(pca.get_feature_names_out()) == ["kernelpca0", "kernelpca1"]
+    Z = pca.transform(X)
+    assert isinstance(Z, pd.DataFrame) and list(Z.columns) == ["kernelpca0", "kernelpca1"]
+    np.testing.assert_array_equal(Z.to_numpy(), KernelPCA(n_components=2).fit(X).transform(X))
+
+
+def test_kernel_pca_refuses_kernel_values_that_overflow_when_centred():
+    X = data(n=10)[0]
+    with pytest.raises(ValueError, match="overflow float64 when they are centred"):
+        KernelPCA(RBF(variance=1.7e308)).fit(X)
+
+
+@pytest.mark.parametrize(
+    "model, y",
+    [(KernelRidge(), np.arange(4.0)), (KernelPCA(), None), (KernelKMedoids(), None)],
+    ids=repr,
+)
+def test_strings_point_to_the_precomputed_route(model, y):
+    words = ["the cat", "a dog", "the dog", "a cat"]
+    with pytest.raises(ValueError, match="X holds strings .* kernel='precomputed'"):
+        model.fit(words, y)
+
+
+def test_mixed_string_and_integer_labels_are_refused_clearly():
+    X = data(n=6)[0]
+    y = np.array(["cat", 1, "cat", 1, "cat", 1], dtype=object)
+    with pytest.raises(ValueError, match="y mixes strings with labels of another type"):
+        KernelKNeighborsClassifier(n_neighbors=1).fit(X, y)

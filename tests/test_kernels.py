@@ -1,8 +1,11 @@
 """Tests of kmlib.kernels: invariants, gradients, closure rules and agreement with scikit-learn."""
 
+import warnings
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
+from scipy import sparse
 from scipy.special import erf, gammaln, kve
 from sklearn import gaussian_process as skgp
 from sklearn.base import clone
@@ -432,3 +435,78 @@ def test_clone_and_nested_parameters():
 def test_bad_input_raises_a_value_error_that_names_the_problem(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# ---------------------------------------------------------------------- values beyond float64
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        K.Linear(),
+        K.Polynomial(degree=3),
+        K.ArcSine(),
+        K.Bilinear([[2.0, 0.5], [0.5, 1.0]]),
+        K.Sum(K.RBF(), K.Linear()),
+        K.Product(K.Linear(), K.Linear()),
+    ],
+    ids=repr,
+)
+def test_an_overflow_is_an_error_that_names_the_scale_not_a_matrix_of_inf(kernel):
+    """Inputs near 1e160 have squares beyond float64: every evaluation (the Gram matrix, its
+    diagonal, the gradient) of these kernels of inner products raises one ValueError that says
+    to rescale X, with no RuntimeWarning about the overflow before it."""
+    X = 1e160 * np.random.default_rng(RNG_SEED).normal(size=(4, 2))
+    for evaluate in (kernel, kernel.diag, lambda X: kernel(X, eval_gradient=True)):
+        with warnings.catch_warnings():  # an error, not a RuntimeWarning and then an error
+            warnings.simplefilter("error", RuntimeWarning)
+            with pytest.raises(ValueError, match="float64 overflows.*rescale X"):
+                evaluate(X)
+
+
+def test_a_product_of_finite_kernels_that_overflows_is_refused():
+    """Each factor is finite (about 1e200), their product is not: the combination's own
+    arithmetic is checked too."""
+    X = np.array([[1e100], [2e100]])
+    assert np.all(np.isfinite(K.Linear()(X)))
+    with pytest.raises(ValueError, match=r"Linear\(variance=1.0\) \* Linear"):
+        (K.Linear() * K.Linear())(X)
+
+
+@pytest.mark.parametrize("name", sorted(VALID))
+@pytest.mark.parametrize("factor", [1e-160, 1e-8, 1e8, 1e160])
+def test_diag_matches_the_gram_diagonal_or_the_scale_is_refused(name, factor):
+    """At extreme input scales a kernel either refuses them (ValueError) or gives a diagonal
+    that agrees with its Gram matrix's."""
+    kernel = VALID[name]
+    X = factor * np.random.default_rng(RNG_SEED).normal(size=(5, 3))
+    try:
+        K_X, diag = kernel(X), kernel.diag(X)
+    except ValueError as error:
+        assert "X" in str(error)
+        return
+    assert np.all(np.isfinite(K_X)) and np.all(np.isfinite(diag))
+    # relative agreement, except among subnormal numbers (1e-320), which have lost their digits
+    assert_allclose(diag, np.diag(K_X), rtol=1e-7, atol=np.finfo(np.float64).tiny)
+
+
+@pytest.mark.parametrize("kernel", [K.Constant(), K.White()], ids=repr)
+def test_input_free_kernels_refuse_sparse_inputs_as_every_kernel_does(kernel):
+    X = sparse.csr_matrix(np.ones((3, 2)))
+    for evaluate in (kernel, kernel.diag):
+        with pytest.raises(TypeError, match=r"sparse matrix; kmlib's kernels take dense arrays"):
+            evaluate(X)
+
+
+def test_a_numeric_kernel_given_strings_points_to_the_string_kernels():
+    with pytest.raises(ValueError, match="use a string kernel of kmlib.structured"):
+        K.RBF()(["the cat", "a dog"])
+
+
+@pytest.mark.parametrize("operation", [lambda k: k + "a", lambda k: "a" * k])
+def test_an_operand_that_is_no_kernel_is_refused_saying_what_works(operation):
+    with pytest.raises(TypeError, match="needs a kmlib kernel or a positive number c; got 'a'"):
+        operation(K.RBF())
+
+
+def test_a_bilinear_form_refuses_a_matrix_that_is_not_symmetric():
+    with pytest.raises(ValueError, match=r"A must be a finite symmetric matrix; .* up to 2"):
+        K.Bilinear([[1.0, 2.0], [0.0, 1.0]])(np.eye(2))

@@ -1,4 +1,5 @@
-"""Tests of kmlib.rvm: posterior and evidence, sparsity factors, both algorithms, estimators."""
+"""Tests of kmlib.rvm and the modules below it (kmlib._rvm_model, kmlib._rvm_sequential):
+posterior and evidence, sparsity factors, both algorithms, estimators."""
 
 import warnings
 
@@ -11,9 +12,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from kmlib import _rvm_sequential as sequential
 from kmlib import rvm
+from kmlib._rvm_model import SparsityQuality
 from kmlib.datasets import crabs, sinusoid, two_class
-from kmlib.kernels import RBF
+from kmlib.kernels import RBF, design_matrix
 from kmlib.rvm import RVC, RVR
 from kmlib.svm import NuSVC, NuSVR
 
@@ -24,7 +27,7 @@ def regression_problem(n=30, seed=0, lengthscale=0.2):
     x, t = sinusoid(n, random_state=seed)
     X = x[:, np.newaxis]
     kernel = RBF(lengthscale=lengthscale)
-    return X, t, rvm.design_matrix(kernel, X, X), kernel
+    return X, t, design_matrix(kernel, X, X), kernel
 
 
 def brute_force_covariance(Phi, alpha, beta):
@@ -47,7 +50,7 @@ def test_design_matrix_is_n_by_n_plus_one_with_a_bias_column():
     assert Phi.shape == (12, 13)  # PRML (7.78): M = N + 1
     np.testing.assert_array_equal(Phi[:, 0], 1.0)
     np.testing.assert_array_equal(Phi[:, 1:], kernel(X, X))
-    assert rvm.design_matrix(kernel, X, X, bias=False).shape == (12, 12)
+    assert design_matrix(kernel, X, X, bias=False).shape == (12, 12)
 
 
 def test_posterior_and_evidence_equal_gaussian_conditioning():
@@ -111,7 +114,7 @@ def test_best_move_gains_agree_with_lambda_at_the_optimum(seed):
     direct = rvm.log_evidence_term(rvm.optimal_alpha(s, q), s, q) - rvm.log_evidence_term(
         alpha, s, q
     )
-    i, new_alpha, gain = rvm._best_move(alpha, rvm.SparsityQuality(s, q, s, q))
+    i, new_alpha, gain = sequential._best_move(alpha, SparsityQuality(s, q, s, q))
     assert i == int(np.argmax(direct))
     assert gain == pytest.approx(direct[i], rel=1e-12)
     assert new_alpha == rvm.optimal_alpha(s[i], q[i])
@@ -165,7 +168,7 @@ def test_variance_gradient_and_hessian_against_finite_differences():
 
     def gradient_and_hessian(u):
         post = rvm.regression_posterior(columns, t, 1 / u, beta)
-        return rvm._variance_gradient_hessian(1 / u, post.mean, post.cov)
+        return sequential._variance_gradient_hessian(1 / u, post.mean, post.cov)
 
     def evidence(u):
         return rvm.regression_posterior(columns, t, 1 / u, beta).log_evidence
@@ -182,11 +185,13 @@ def test_uphill_newton_step_with_and_without_a_definite_hessian():
     root, gradient = rng.normal(size=(6, 6)), rng.normal(size=6)
     concave = -(root @ root.T + 0.1 * np.eye(6))  # Cholesky route: Newton's step
     np.testing.assert_allclose(
-        rvm._uphill_newton_step(gradient, concave), np.linalg.solve(-concave, gradient), rtol=1e-10
+        sequential._uphill_newton_step(gradient, concave),
+        np.linalg.solve(-concave, gradient),
+        rtol=1e-10,
     )
     curvature, vectors = np.linalg.eigh(concave)
     indefinite = vectors @ np.diag(curvature * [1, -1, 1, -1, 1, -1]) @ vectors.T
-    step = rvm._uphill_newton_step(gradient, indefinite)  # eigenvalues -> -|eigenvalues|
+    step = sequential._uphill_newton_step(gradient, indefinite)  # eigenvalues -> -|eigenvalues|
     np.testing.assert_allclose(step, np.linalg.solve(-concave, gradient), rtol=1e-8)
     assert gradient @ step > 0
 
@@ -215,22 +220,24 @@ def test_joint_step_follows_the_ridge_of_neighbouring_columns():
         return rvm.regression_posterior(Phi[:, active[kept]], t, a[kept], beta)
 
     post = evidence_at(alpha[active])
-    new_alpha, new_post = rvm._joint_step(alpha[active], post, evidence_at, single)
+    new_alpha, new_post = sequential._joint_step(alpha[active], post, evidence_at, single)
     # one joint step gains many single moves' worth and takes column 40 out of the model
     assert new_post.log_evidence - post.log_evidence > 10 * single
     assert set(active[~np.isfinite(new_alpha)]) == {40}
     np.testing.assert_allclose(new_post.log_evidence, evidence_at(new_alpha).log_evidence)
     # it declines to move when it cannot beat the single move it competes with
-    assert rvm._joint_step(alpha[active], post, evidence_at, 1.0) is None
+    assert sequential._joint_step(alpha[active], post, evidence_at, 1.0) is None
     # restricted to the re-estimated column and its closest active neighbour (the fallback the
     # sequential fit uses), the step moves those two only and still removes column 40
     i = int(np.argmax(gains))
     pair = [
         int(np.flatnonzero(active == i)[0]),
-        rvm._closest_partner(Phi.T @ Phi[:, active], active, np.ones(Phi.shape[1]), i),
+        sequential._closest_partner(Phi.T @ Phi[:, active], active, np.ones(Phi.shape[1]), i),
     ]
     assert sorted(active[pair]) == [39, 40]
-    pair_alpha, pair_post = rvm._joint_step(alpha[active], post, evidence_at, single, pair)
+    pair_alpha, pair_post = sequential._joint_step(
+        alpha[active], post, evidence_at, single, pair
+    )
     assert pair_post.log_evidence - post.log_evidence > 10 * single
     np.testing.assert_array_equal(np.flatnonzero(pair_alpha != alpha[active]), sorted(pair))
     assert set(active[~np.isfinite(pair_alpha)]) == {40}
@@ -240,7 +247,7 @@ def test_rank_one_updates_equal_a_fresh_factorisation_after_many_moves():
     # Tipping & Faul (2003), Appendix A: 300 adds, re-estimates and deletes without a refresh
     _, t, Phi, _ = regression_problem(n=120, seed=8, lengthscale=0.03)
     Phi, t = Phi / np.linalg.norm(Phi, axis=0), t / np.sqrt(np.mean(t**2))
-    state = rvm._SequentialPosterior(Phi, t, beta=20.0)
+    state = sequential._SequentialPosterior(Phi, t, beta=20.0)
     rng = np.random.default_rng(0)
     counts = {"add": 0, "re-estimate": 0, "delete": 0}
     for _ in range(300):
@@ -259,7 +266,7 @@ def test_rank_one_updates_equal_a_fresh_factorisation_after_many_moves():
         gain = rvm.log_evidence_term(new_alpha, f.s[i], f.q[i]) - rvm.log_evidence_term(
             state.alpha[i], f.s[i], f.q[i]
         )  # (7.96)
-        rvm._take_move(state, i, new_alpha, gain)
+        sequential._take_move(state, i, new_alpha, gain)
     assert min(counts.values()) >= 25 and state.active.size >= 20
     updated = (state.cov.copy(), state.mean.copy(), state.S.copy(), state.Q.copy())
     evidence = state.log_evidence
@@ -279,9 +286,9 @@ def test_compiled_single_moves_take_the_moves_of_the_python_loop():
     # one at a time in Python, at a fixed beta, with no refresh and no Gram matrix; where the
     # compiled loop stops (a move the fit would try as a joint step), Python takes the move
     X, t = make_friedman1(200, noise=1.0, random_state=0)
-    Phi = rvm.design_matrix(RBF(lengthscale=np.sqrt(10 / 6)), X, X)
+    Phi = design_matrix(RBF(lengthscale=np.sqrt(10 / 6)), X, X)
     Phi, t = Phi / np.linalg.norm(Phi, axis=0), t / np.sqrt(np.mean(t**2))
-    compiled, stepwise = (rvm._SequentialPosterior(Phi, t, 10.0) for _ in range(2))
+    compiled, stepwise = (sequential._SequentialPosterior(Phi, t, 10.0) for _ in range(2))
     moves, counters = compiled.moves, compiled.counters
     path, in_python = np.zeros(301), 0
     while counters[moves.ITERATIONS] < 300:
@@ -294,18 +301,18 @@ def test_compiled_single_moves_take_the_moves_of_the_python_loop():
         if status == moves.END_OF_ITERATION:  # a new beta is due: not taken here
             counters[moves.SINCE_BETA] = 0
             continue
-        i, new_alpha, gain = rvm._best_move(compiled.alpha, compiled.factors())
+        i, new_alpha, gain = sequential._best_move(compiled.alpha, compiled.factors())
         if status == moves.MAX_ITER or gain <= 1e-9:
             break
-        rvm._take_move(compiled, i, new_alpha, gain)
+        sequential._take_move(compiled, i, new_alpha, gain)
         compiled.remember(i)
         counters[moves.ITERATIONS] += 1
         in_python += 1
     n_moves = int(counters[moves.ITERATIONS])
     assert n_moves >= 100 and in_python < n_moves / 2  # most moves compiled
     for _ in range(n_moves):
-        i, new_alpha, gain = rvm._best_move(stepwise.alpha, stepwise.factors())
-        rvm._take_move(stepwise, i, new_alpha, gain)
+        i, new_alpha, gain = sequential._best_move(stepwise.alpha, stepwise.factors())
+        sequential._take_move(stepwise, i, new_alpha, gain)
     np.testing.assert_array_equal(compiled.active, stepwise.active)
     np.testing.assert_allclose(compiled.alpha[compiled.active], stepwise.alpha[stepwise.active],
                                rtol=1e-10)
@@ -365,7 +372,7 @@ def test_predictive_distribution_equals_brute_force_conditioning():
     X, t, Phi, kernel = regression_problem(n=30, seed=4)
     model = RVR(kernel=kernel).fit(X, t)
     X_new = np.linspace(-0.2, 1.2, 17)[:, np.newaxis]
-    Phi_new = rvm.design_matrix(kernel, X_new, X)
+    Phi_new = design_matrix(kernel, X_new, X)
     a = model.active_
     # joint Gaussian of (y_new, t) under the prior w_a ~ N(0, A^-1) and noise 1/beta
     A_inv = np.diag(1 / model.alpha_[a])
@@ -400,7 +407,7 @@ def test_results_scale_with_the_targets():
 def classification_problem(n=60, seed=0):
     X, t = two_class(n, random_state=seed)
     kernel = RBF(lengthscale=1 / np.sqrt(0.9))  # gamma = 0.45, Figures 7.4 and 7.12
-    return X, t.astype(float), rvm.design_matrix(kernel, X, X), kernel
+    return X, t.astype(float), design_matrix(kernel, X, X), kernel
 
 
 def log_posterior(Phi, t, alpha, w):
@@ -516,7 +523,7 @@ def test_classifier_finds_a_separating_maximum_on_crabs(lengthscale):
         alpha = np.full(Phi.shape[1], np.inf)
         chosen = rng.choice(Phi.shape[1], rng.integers(1, 20), replace=False)
         alpha[chosen] = np.exp(rng.uniform(np.log(1e-3), np.log(1e2), chosen.size))
-        fit = rvm._climb_classification(Phi, t, alpha, model.tol, model.max_iter, 0)
+        fit = sequential._climb_classification(Phi, t, alpha, model.tol, model.max_iter, 0)
         best = max(best, fit.log_evidence)
     if lengthscale in (1.1, 2.0, 3.0):
         assert model.log_marginal_likelihood_ > best - 1.0
@@ -525,7 +532,9 @@ def test_classifier_finds_a_separating_maximum_on_crabs(lengthscale):
     # benchmarks/bench_rvc.py prints the gaps)
     # the cause: from the empty model alone, for l >= 2, the climb ends at a weak classifier far
     # below, with moderate alpha, where the fit's maximum has some alpha < 1e-6
-    empty = rvm._climb_classification(Phi, t, np.full(Phi.shape[1], np.inf), 1e-6, 1000, 0)
+    empty = sequential._climb_classification(
+        Phi, t, np.full(Phi.shape[1], np.inf), 1e-6, 1000, 0
+    )
     if lengthscale > 1.5:
         assert empty.log_evidence < model.log_marginal_likelihood_ - 50
         assert np.all(empty.alpha[empty.active] > 1e-3)
@@ -560,7 +569,7 @@ def test_duplicate_inputs_give_duplicate_columns_and_still_fit(method):
     t = np.concatenate([t, t[:5] + 0.01])
     model = RVR(kernel=RBF(lengthscale=0.2), method=method, max_iter=20000).fit(X, t)
     assert np.isfinite(model.log_marginal_likelihood_)
-    Phi = rvm.design_matrix(model.kernel_, X, X)
+    Phi = design_matrix(model.kernel_, X, X)
     np.testing.assert_allclose(
         model.log_marginal_likelihood_, fitted_evidence(model, Phi, t), rtol=1e-9
     )

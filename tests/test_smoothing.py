@@ -1,5 +1,7 @@
 """Tests of kmlib.smoothing.NadarayaWatson against direct evaluation of PRML 6.3.1."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import integrate
@@ -266,6 +268,55 @@ def test_lowess_robustness_weights():
     robust = LOWESS(frac=0.5, iterations=3).fit(x[:, None], y)
     assert robust.robustness_weights_[7] == 0.0  # the outlier is switched off
     assert np.all((robust.robustness_weights_ >= 0) & (robust.robustness_weights_ <= 1))
+
+
+def test_lowess_on_identical_inputs_predicts_the_mean_of_the_targets():
+    """All inputs equal: no slope can be fitted, and the rounding noise of their weighted mean
+    must not pass for one (it gave predictions near 1e15)."""
+    y = np.random.default_rng(13).normal(size=30)
+    for X in (np.full((30, 1), 3.0), np.full((30, 2), 3.0)):
+        model = LOWESS().fit(X, y)
+        queries = np.array([[3.0, 3.0], [2.0, 1.0], [50.0, -7.0]])[:, : X.shape[1]]
+        np.testing.assert_allclose(model.predict(queries), y.mean(), rtol=1e-12)
+
+
+def test_lowess_with_a_constant_input_column_is_the_fit_without_it():
+    rng = np.random.default_rng(14)
+    x = rng.normal(size=30)
+    y = np.sin(x) + 0.1 * rng.normal(size=30)
+    query = np.array([-1.0, 0.0, 1.0])
+    without = LOWESS().fit(x[:, None], y).predict(query[:, None])
+    constant = np.column_stack([np.full(30, 0.1), x])
+    with_it = LOWESS().fit(constant, y).predict(np.column_stack([np.full(3, 0.1), query]))
+    np.testing.assert_allclose(with_it, without, rtol=1e-10)
+
+
+def test_lowess_stops_its_passes_once_the_robustness_weights_settle():
+    """A million passes allowed: the fit stops when no weight moves by more than
+    ROBUSTNESS_SETTLED, and equals the fit that asks for exactly that many passes."""
+    rng = np.random.default_rng(15)
+    x = rng.normal(size=30)
+    y = np.sin(x) + 0.5 * rng.standard_t(2, size=30)
+    many = LOWESS(iterations=10**6).fit(x[:, None], y)
+    assert 3 < many.n_iter_ < 1000
+    exact = LOWESS(iterations=many.n_iter_).fit(x[:, None], y)
+    assert exact.n_iter_ == many.n_iter_
+    np.testing.assert_array_equal(exact.robustness_weights_, many.robustness_weights_)
+    assert LOWESS(iterations=3).fit(x[:, None], y).n_iter_ == 3
+
+
+def test_lowess_keeps_dataframe_column_names_without_warnings():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(16)
+    X = pd.DataFrame(rng.normal(size=(20, 2)), columns=["u", "v"])
+    y = X["u"].to_numpy() ** 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "X does not have valid feature names" was raised
+        model = LOWESS(iterations=2).fit(X, y)
+        prediction = model.predict(X)
+    assert list(model.feature_names_in_) == ["u", "v"]
+    on_arrays = LOWESS(iterations=2).fit(X.to_numpy(), y).predict(X.to_numpy())
+    np.testing.assert_array_equal(prediction, on_arrays)
 
 
 # ------------------------------------- MLAPP 14.7.3-14.7.4: KNN densities and the bandwidth rule

@@ -4,6 +4,7 @@ from collections import Counter
 from itertools import chain, combinations, product
 
 import numpy as np
+import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 from scipy import integrate, stats
@@ -518,3 +519,54 @@ def test_new_structured_kernels_have_no_hyperparameters():
     for kernel in (Spectrum(), AllSubstrings(), PyramidMatch()):
         assert kernel.theta.shape == (0,)
         assert kernel.bounds.shape == (0, 2)
+
+
+# ---------------------------------------------------------------------- inputs as pandas gives them
+DOCS = ["the cat sat", "a dog sat", "the dog ran", "a cat ran"]
+
+
+@pytest.mark.parametrize(
+    "kernel", [Spectrum(2), AllSubstrings(), SubsequenceString(), TfidfCosine(DOCS)], ids=repr
+)
+def test_string_kernels_take_a_column_of_strings(kernel):
+    """A one-column DataFrame, a Series and an array of str give what a list gives (a
+    DataFrame used to be read as the sequence of its column names: a 1 x 1 matrix)."""
+    expected, cross = kernel(DOCS), kernel(DOCS, DOCS[:2])
+    for column in (pd.DataFrame({"text": DOCS}), pd.Series(DOCS), np.array(DOCS)):
+        assert_allclose(kernel(column), expected, rtol=1e-15)
+        assert_allclose(kernel(column, pd.Series(DOCS[:2])), cross, rtol=1e-15)
+        assert_allclose(kernel.diag(column), np.diag(expected), rtol=1e-15)
+
+
+def test_a_dataframe_of_several_columns_is_refused_clearly():
+    frame = pd.DataFrame({"title": DOCS, "body": DOCS})
+    with pytest.raises(ValueError, match=r"X is a DataFrame of 2 columns; Spectrum takes one"):
+        Spectrum(2)(frame)
+
+
+def test_set_kernel_refuses_values_beyond_float64():
+    """2**|A & B| for 1100 shared elements is beyond float64: an error, not inf (the
+    unnormalised kernel has no finite stand-in), from the Gram matrix and the diagonal alike."""
+    large = [set(range(1100)), set(range(1200))]
+    for evaluate in (SetIntersection(), SetIntersection().diag):
+        with pytest.raises(ValueError, match="share more than 1023 elements"):
+            evaluate(large)
+    assert SetIntersection()([set(range(1023))])[0, 0] == 2.0**1023
+
+
+@pytest.mark.parametrize(
+    "covariance, message",
+    [
+        ([[1.0, 0.5], [0.0, 1.0]], "a covariance in X must be a finite symmetric matrix"),
+        ([[1.0, 2.0], [2.0, 1.0]], "a covariance in X must be positive definite"),
+    ],
+)
+def test_probability_product_refuses_covariances_that_are_none(covariance, message):
+    with pytest.raises(ValueError, match=message):
+        ProbabilityProduct()([([0.0, 0.0], covariance), ([1.0, 0.0], 1.0)])
+
+
+def test_fisher_kernel_refuses_an_information_matrix_that_is_not_symmetric():
+    kernel = Fisher(lambda X: np.asarray(X, dtype=float), information=[[1.0, 0.5], [0.0, 1.0]])
+    with pytest.raises(ValueError, match="information must be a finite symmetric matrix"):
+        kernel(np.eye(2))

@@ -18,6 +18,8 @@ w = sum_t y_t alpha_t phi(x_t). Then, for solutions k (kmlib) and s (LIBSVM):
    support vector in one solution only lies within eps_k + eps_s + D of the margin.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
@@ -34,6 +36,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from kmlib import kernels as K
 from kmlib import svm as km
 from kmlib.smo import duality_gap
+from kmlib.structured import Spectrum
 
 F32 = 2.0**-23  # relative rounding of LIBSVM's float32 kernel cache
 
@@ -615,3 +618,41 @@ def test_iteration_limit_warns_and_still_predicts():
     assert clf.predict(X).shape == (120,)
     with pytest.warns(ConvergenceWarning):
         km.SVR(max_iter=2).fit(X, y.astype(float))
+
+
+# ====================================================================== degenerate and string input
+@pytest.mark.parametrize(
+    "X, kernel",
+    [(np.ones((20, 2)), None), (blobs(20)[0], K.RBF(lengthscale=1e12))],
+    ids=["identical_inputs", "lengthscale_1e12"],
+)
+def test_nu_svc_blames_the_kernel_matrix_not_nu_when_it_cannot_separate(X, kernel):
+    """A constant kernel matrix leaves no margin (rho = 0) for any nu: the message says why."""
+    y = blobs(20)[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        with pytest.raises(ValueError, match=r"NuSVC: the kernel gives .* rescale X") as error:
+            km.NuSVC(kernel=kernel).fit(X, y)
+    assert "nu=" not in str(error.value)
+
+
+@pytest.mark.parametrize("Model", [km.SVC, km.SVR, km.OneClassSVM])
+def test_strings_point_to_the_gram_matrix_of_a_string_kernel(Model):
+    """Strings reach the numeric validation; the message shows the precomputed route, which
+    works (below)."""
+    words = ["the cat", "a dog", "the dog", "a cat", "cat", "dog"]
+    y = np.array([0, 1, 1, 0, 0, 1])
+    route = r"X holds strings \(such as 'the cat'\) .*kernel='precomputed'\)\.fit\(k\(X_train\)"
+    with pytest.raises(ValueError, match=route):
+        Model(kernel=Spectrum(2)).fit(words, y)
+    gram = Spectrum(2)(words)
+    model = Model(kernel="precomputed").fit(gram, y)
+    assert model.predict(Spectrum(2)(words[:2], words)).shape == (2,)
+
+
+def test_mixed_string_and_integer_labels_are_refused_clearly():
+    X, _ = blobs(20)
+    y = np.array(["cat", 1] * 10, dtype=object)
+    for model in (km.SVC(), km.NuSVC()):
+        with pytest.raises(ValueError, match="y mixes strings with labels of another type"):
+            model.fit(X, y)
