@@ -258,7 +258,7 @@ def test_kernel_pca_finds_every_component_when_eigenvalues_crowd():
 
 
 def test_kernel_pca_names_its_outputs_and_sets_pandas_output():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd  # a test dependency (pyproject.toml)
     X = pd.DataFrame(data(n=20)[0], columns=["a", "b", "c"])
     pca = KernelPCA(n_components=2).set_output(transform="pandas").fit(X)
     assert list(pca.get_feature_names_out()) == ["kernelpca0", "kernelpca1"]

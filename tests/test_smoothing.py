@@ -306,7 +306,7 @@ def test_lowess_stops_its_passes_once_the_robustness_weights_settle():
 
 
 def test_lowess_keeps_dataframe_column_names_without_warnings():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd  # a test dependency (pyproject.toml)
     rng = np.random.default_rng(16)
     X = pd.DataFrame(rng.normal(size=(20, 2)), columns=["u", "v"])
     y = X["u"].to_numpy() ** 2
