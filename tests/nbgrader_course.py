@@ -203,6 +203,10 @@ def check_results(results, mistake):
         f"the mistake should fail {sorted(mistake.fails)}, it fails {sorted(wrong.failed)}"
     )
     assert wrong.score < full
+    # a check fails by its own assertion, whose message names the part, not by NumPy's error
+    unexplained = [(cell, error) for cell, error in wrong.errors
+                   if cell in wrong.failed and error != "AssertionError"]
+    assert not unexplained, f"checks fail without saying which part is wrong: {unexplained}"
     assert (tampered.score, tampered.failed) == (wrong.score, wrong.failed)
     # the feedback shows the student why each failing check failed
     for cell, error in wrong.errors:
