@@ -7,7 +7,9 @@ included, so the compiled loops that are imported on first use count), a hash of
 syntax tree with docstrings removed; and, when ``kmlib.datasets`` is among them, a hash of every
 data file shipped in ``kmlib/data``. Comments, docstrings and layout do not change a
 fingerprint; any change to what the code does does. ``experiments.runner`` is left out: it
-schedules tasks and writes files, and computes no result.
+schedules tasks and writes files, and computes no result. The modules are read where Python
+imports them from, so the check holds outside the repository too: in the notebooks edition it
+compares the kmlib installed from the wheel with the kmlib that computed the stored results.
 
 It also records the numerical environment the numbers came from (``numerics``): the BLAS library,
 its version and the kernel it chose for this CPU, numba's target CPU and kmlib's version. Those
@@ -17,9 +19,9 @@ where a number came from.
 
 import ast
 import hashlib
+import importlib.util
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("kmlib", "experiments")
 #: modules that compute no result: their changes leave stored results current
 NOT_RESULTS = ("experiments.runner", "experiments.fingerprint")
@@ -27,14 +29,35 @@ NOT_RESULTS = ("experiments.runner", "experiments.fingerprint")
 ON_IMPORT = "<statements run on import>"
 
 
+def _package_folder(package):
+    """The folder from which ``import package`` takes ``kmlib`` or ``experiments``, or None.
+
+    The code that runs, wherever it is: the repository's folders, or, in the notebooks edition,
+    kmlib as installed from the wheel beside the edition's own ``experiments/``. Nothing is
+    imported to find it.
+    """
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0])
+
+
 def _source_file(module):
-    """The repository file of a ``kmlib`` or ``experiments`` module, or None."""
-    parts = module.split(".")
-    for candidate in (ROOT.joinpath(*parts).with_suffix(".py"),
-                      ROOT.joinpath(*parts, "__init__.py")):
+    """The source file of a ``kmlib`` or ``experiments`` module, or None."""
+    package, *parts = module.split(".")
+    folder = _package_folder(package)
+    if folder is None:
+        return None
+    module_file = [folder.joinpath(*parts).with_suffix(".py")] if parts else []
+    for candidate in (*module_file, folder.joinpath(*parts, "__init__.py")):
         if candidate.is_file():
             return candidate
     return None
+
+
+def _key(path, package):
+    """``path`` as a fingerprint names it: from its package's name (``kmlib/bsvr.py``)."""
+    return f"{package}/{path.relative_to(_package_folder(package)).as_posix()}"
 
 
 def _import_targets(node, module):
@@ -162,7 +185,7 @@ def code_fingerprint(module):
             source = path.read_text(encoding="utf-8")
             parsed[name] = _definitions(ast.parse(source))
             if path.name != "__init__.py":  # gathers its modules: only those used count
-                hashes[path.relative_to(ROOT).as_posix()] = source_hash(source)
+                hashes[_key(path, name.split(".")[0])] = source_hash(source)
                 queue.append((name, ON_IMPORT))
         bound, effects = parsed[name]
         statements = (effects if what == ON_IMPORT else
@@ -171,9 +194,9 @@ def code_fingerprint(module):
         names, imports = _references(statements, name)
         queue += imports + [(name, used) for used in names if used in bound]
     if "kmlib/datasets.py" in hashes:
-        for data in sorted((ROOT / "kmlib" / "data").iterdir()):
+        for data in sorted((_package_folder("kmlib") / "data").iterdir()):
             if data.is_file() and data.suffix in (".csv", ".txt"):
-                hashes[data.relative_to(ROOT).as_posix()] = _digest(data.read_bytes())
+                hashes[_key(data, "kmlib")] = _digest(data.read_bytes())
     return dict(sorted(hashes.items()))
 
 

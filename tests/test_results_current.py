@@ -150,3 +150,35 @@ def test_a_page_reading_a_stale_file_is_told_so_once(monkeypatch, capsys):
     assert printed == ["Note: results/table-4.3.json was computed by an earlier version of the "
                        "code and is due to be run again (python -m experiments status says what "
                        "changed)."]
+
+
+def test_outside_the_repository_the_installed_kmlib_is_what_is_checked(tmp_path):
+    """As in the notebooks edition: ``experiments/`` and ``results/`` in a folder of their own,
+    kmlib installed elsewhere. The check reads the kmlib that runs, so a stored result stays
+    current with the same code and goes stale when the installed kmlib computes otherwise."""
+    import shutil
+    import subprocess
+    import sys
+
+    edition, site = tmp_path / "edition", tmp_path / "site-packages"
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "experiments", edition / "experiments", ignore=ignore)
+    shutil.copytree(ROOT / "kmlib", site / "kmlib", ignore=ignore)
+    (edition / "results").mkdir()
+    shutil.copy(ROOT / "results" / "table-4.3.json", edition / "results")
+    ask = ("from experiments.runner import staleness, stored_results\n"
+           "import kmlib\n"
+           "print(kmlib.__file__)\n"
+           "print(staleness(stored_results('table-4.3')))\n")
+
+    def staleness_there():
+        out = subprocess.run([sys.executable, "-c", ask], cwd=edition, check=True, text=True,
+                             capture_output=True, env={"PYTHONPATH": str(site), "PATH": ""})
+        return out.stdout.splitlines()
+
+    kmlib_file, reasons = staleness_there()
+    assert Path(kmlib_file).is_relative_to(site) and reasons == "[]"
+    bsvr = site / "kmlib" / "bsvr.py"
+    source = bsvr.read_text(encoding="utf-8")
+    bsvr.write_text(source + "\nSCALE = 2.0\n", encoding="utf-8")  # code, not a docstring
+    assert "code changed since: kmlib/bsvr.py" in staleness_there()[-1]
