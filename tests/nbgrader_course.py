@@ -87,7 +87,7 @@ class Result:
     score: float
     max_score: float
     failed: frozenset  # the autograded checks that scored nothing
-    errors: list  # (cell, error name) of each error output in the autograded notebook
+    errors: list  # (cell, error name, message) of each error output in the autograded notebook
     slowest_cell: float  # seconds, the longest any cell ran under nbgrader
     feedback: str = ""  # the HTML feedback nbgrader wrote (for the wrong submission)
 
@@ -182,10 +182,31 @@ def _slowest_cell(path):
     return max(times)
 
 
+#: The lines of NumPy's own report in an ``np.testing`` assertion (header, counts, mismatches);
+#: the arrays compared come last, from the first ``ACTUAL:`` (or ``x:``) line on.
+NUMPY_REPORT = re.compile(
+    r"^\s*(Not equal to tolerance|Arrays are not|Mismatched elements|Mismatch at ind|Max "
+    r"(absolute|relative) difference|First \d+ mismatches|\(shapes|(x and y )?\S+ location "
+    r"mismatch|\[|$)"
+)
+NUMPY_VALUES = re.compile(r"^\s*(ACTUAL|DESIRED|x|y):")
+
+
+def own_words(message):
+    """The part of an assertion's message its author wrote, NumPy's report left out."""
+    words = []
+    for line in message.splitlines():
+        if NUMPY_VALUES.match(line):
+            break
+        if not NUMPY_REPORT.match(line):
+            words.append(line)
+    return "\n".join(words)
+
+
 def _errors(path):
     notebook = nbformat.read(path, as_version=4)
     return [
-        (grade_id(cell) or cell.get("id"), output["ename"])
+        (grade_id(cell) or cell.get("id"), output["ename"], output["evalue"])
         for cell in notebook.cells
         for output in cell.get("outputs", [])
         if output.get("output_type") == "error"
@@ -203,13 +224,14 @@ def check_results(results, mistake):
         f"the mistake should fail {sorted(mistake.fails)}, it fails {sorted(wrong.failed)}"
     )
     assert wrong.score < full
-    # a check fails by its own assertion, whose message names the part, not by NumPy's error
-    unexplained = [(cell, error) for cell, error in wrong.errors
-                   if cell in wrong.failed and error != "AssertionError"]
-    assert not unexplained, f"checks fail without saying which part is wrong: {unexplained}"
+    # every cell the mistake breaks, a check or a plot or control that uses the answer, fails
+    # by its own assertion with a message in words, not by NumPy's error or a bare assert
+    unexplained = [(cell, error, message) for cell, error, message in wrong.errors
+                   if error != "AssertionError" or not own_words(message).strip()]
+    assert not unexplained, f"cells fail without saying which part is wrong: {unexplained}"
     assert (tampered.score, tampered.failed) == (wrong.score, wrong.failed)
     # the feedback shows the student why each failing check failed
-    for cell, error in wrong.errors:
+    for cell, error, _ in wrong.errors:
         if cell in wrong.failed:
             assert error in wrong.feedback, f"the feedback does not show {error} of {cell}"
 
