@@ -86,14 +86,7 @@ def test_a_fingerprint_leaves_out_imported_code_that_is_never_reached():
 #: again yet; a page that reads one says so (``stored_results`` prints a note). An entry goes
 #: when its file is regenerated: the test fails while a listed file is current, and for any
 #: stale file not listed
-_REORGANISED = (
-    "computed before kmlib's reorganisation of issue 35, which kept its answers (the eleven "
-    "files run again since agree with what they stored to a relative 1e-12, timings aside); "
-    "hours of CPU, to be run again"
-)
-REGENERATION_PENDING: dict[str, str] = {
-    "table-4.8": _REORGANISED,
-}
+REGENERATION_PENDING: dict[str, str] = {}
 
 
 def test_every_results_file_a_page_reads_was_computed_by_the_current_code():
