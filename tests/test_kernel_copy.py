@@ -41,7 +41,7 @@ def estimators_with_a_kernel():
 FAST = {"optimize": False}
 
 
-@pytest.mark.parametrize("Model", estimators_with_a_kernel())
+@pytest.mark.parametrize("Model", list(estimators_with_a_kernel()))
 def test_changing_the_kernel_after_fit_changes_nothing(Model):
     params = {k: v for k, v in FAST.items() if k in inspect.signature(Model).parameters}
     kernel = kernels.RBF(1.0) + kernels.Constant(1.0)
